@@ -1,0 +1,10 @@
+"""arrow_bridge: exact, fast CSV → Apache Arrow, with kernels that can run in storage.
+
+>>> import io, arrow_bridge
+>>> arrow_bridge.read_csv(io.BytesIO(b"x\\n1.5\\n")).column("x").type
+DataType(double)
+"""
+from arrow_bridge.api import read_csv, read_pandas
+from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+
+__all__ = ["read_csv", "read_pandas", "CsvParseError", "CsvBadLineWarning"]

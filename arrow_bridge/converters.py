@@ -1,0 +1,173 @@
+"""Arrow type → column converter: runs a kernel, wraps its buffers zero-copy.
+
+A converter takes one tokenized span and a column index and returns either a
+``pyarrow.Array`` (built with ``Array.from_buffers`` over the kernel's NumPy
+output, no copy) or the row at which a value did not convert.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.kernels import columns as K
+from arrow_bridge.kernels.fields import spelling_set
+from arrow_bridge.options import CsvOptions
+
+Result = Tuple[Optional[pa.Array], int]  # (array, -1) or (None, bad row)
+Converter = Callable[["TokenizedSpan", int], Result]
+
+
+@dataclass
+class TokenizedSpan:
+    """The tokenizer's output for one span, plus what converters need."""
+
+    buf: np.ndarray  # the span's bytes
+    starts: np.ndarray  # [rows, ncols] int64 field starts
+    ends: np.ndarray
+    flags: np.ndarray  # [rows, ncols] uint8 QUOTED/COMPLEX bits
+    nrows: int
+    dialect: tuple  # (quote, escape, double_quote) as the kernels take it
+    scratch: np.ndarray  # room for the longest field, for unescaping
+    counters: np.ndarray
+
+    @property
+    def kernel_span(self) -> tuple:
+        return (self.buf, self.starts, self.ends, self.flags, self.nrows, self.dialect, self.scratch)
+
+
+@dataclass(frozen=True)
+class ValueRules:
+    """Option-derived spelling sets, packed once per read for the kernels."""
+
+    nulls: tuple
+    trues: tuple
+    falses: tuple
+    quoted_nulls: bool
+    strings_can_be_null: bool
+    check_utf8: bool
+    decimal_point: np.uint8
+
+    @classmethod
+    def from_options(cls, opts: CsvOptions) -> "ValueRules":
+        return cls(
+            nulls=spelling_set(opts.null_values),
+            trues=spelling_set(opts.true_values),
+            falses=spelling_set(opts.false_values),
+            quoted_nulls=opts.quoted_strings_can_be_null,
+            strings_can_be_null=opts.strings_can_be_null,
+            check_utf8=opts.check_utf8,
+            decimal_point=np.uint8(ord(opts.decimal_point)),
+        )
+
+
+def _validity(nrows: int) -> np.ndarray:
+    return np.zeros((nrows + 7) // 8, dtype=np.uint8)
+
+
+def _wrap(type_: pa.DataType, nrows: int, validity: np.ndarray, null_count: int, *buffers) -> pa.Array:
+    bitmap = pa.py_buffer(validity) if null_count else None
+    return pa.Array.from_buffers(type_, nrows, [bitmap, *map(pa.py_buffer, buffers)], null_count=null_count)
+
+
+def _fixed_width(type_: pa.DataType, dtype, run) -> Converter:
+    """A converter for a fixed-width type; ``run(span, col, out, validity)``
+    calls the kernel and returns ``(status, bad_row, null_count)``."""
+
+    def convert(span: TokenizedSpan, col: int) -> Result:
+        out = np.empty(span.nrows, dtype=dtype)
+        validity = _validity(span.nrows)
+        status, bad_row, null_count = run(span, col, out, validity)
+        if status:
+            return None, bad_row
+        return _wrap(type_, span.nrows, validity, null_count, out), -1
+
+    return convert
+
+
+_TIME_UNITS = {"s": (0, 1), "ms": (3, 1_000), "us": (6, 1_000_000), "ns": (9, 1_000_000_000)}
+
+
+def converter_for(type_: pa.DataType, rules: ValueRules) -> Converter:
+    """The converter that turns CSV fields into ``type_``.
+
+    >>> conv = converter_for(pa.int32(), ValueRules.from_options(CsvOptions()))
+    """
+    n, q = rules.nulls, rules.quoted_nulls
+    if pa.types.is_null(type_):
+        return _null_converter(rules)
+    if pa.types.is_signed_integer(type_) or pa.types.is_unsigned_integer(type_):
+        kernel = K.convert_ints if pa.types.is_signed_integer(type_) else K.convert_uints
+        bits = type_.bit_width
+        return _fixed_width(type_, type_.to_pandas_dtype(), lambda s, c, o, v: kernel(
+            s.kernel_span, c, n, q, bits, o, v, s.counters))
+    if pa.types.is_floating(type_) and type_.bit_width in (32, 64):
+        single = type_.bit_width == 32
+        return _fixed_width(type_, type_.to_pandas_dtype(), lambda s, c, o, v: K.convert_floats(
+            s.kernel_span, c, n, q, rules.decimal_point, single, o, v, s.counters))
+    if pa.types.is_boolean(type_):
+        return _bool_converter(rules)
+    if pa.types.is_date32(type_):
+        return _fixed_width(type_, np.int32, lambda s, c, o, v: K.convert_dates(
+            s.kernel_span, c, n, q, o, v, s.counters))
+    if pa.types.is_time(type_):
+        digits, per_second = _TIME_UNITS[type_.unit]
+        return _fixed_width(type_, np.int32 if type_.bit_width == 32 else np.int64,
+                            lambda s, c, o, v: K.convert_times(
+                                s.kernel_span, c, n, q, digits, per_second, o, v, s.counters))
+    if pa.types.is_timestamp(type_):
+        digits, per_second = _TIME_UNITS[type_.unit]
+        zoned = type_.tz is not None
+        return _fixed_width(type_, np.int64, lambda s, c, o, v: K.convert_timestamps(
+            s.kernel_span, c, n, q, digits, zoned, per_second, o, v, s.counters))
+    if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
+        return _string_converter(type_, rules)
+    raise NotImplementedError(f"reading CSV values as {type_} is not supported")
+
+
+def _null_converter(rules: ValueRules) -> Converter:
+    def convert(span: TokenizedSpan, col: int) -> Result:
+        status, bad_row = K.all_null(span.kernel_span, col, rules.nulls, rules.quoted_nulls)
+        return (None, bad_row) if status else (pa.nulls(span.nrows), -1)
+
+    return convert
+
+
+def _bool_converter(rules: ValueRules) -> Converter:
+    def convert(span: TokenizedSpan, col: int) -> Result:
+        bits = _validity(span.nrows)
+        validity = _validity(span.nrows)
+        status, bad_row, null_count = K.convert_bools(
+            span.kernel_span, col, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
+            bits, validity, span.counters)
+        if status:
+            return None, bad_row
+        return _wrap(pa.bool_(), span.nrows, validity, null_count, bits), -1
+
+    return convert
+
+
+def _string_converter(type_: pa.DataType, rules: ValueRules) -> Converter:
+    large = type_ in (pa.large_string(), pa.large_binary())
+    check_utf8 = rules.check_utf8 and type_ in (pa.string(), pa.large_string())
+
+    def convert(span: TokenizedSpan, col: int) -> Result:
+        capacity = K.string_bytes_upper_bound(span.kernel_span, col)
+        if not large and capacity > np.iinfo(np.int32).max:
+            return converter_for(pa.large_string() if check_utf8 else pa.large_binary(), rules)(span, col)
+        offsets = np.empty(span.nrows + 1, dtype=np.int64 if large else np.int32)
+        data = np.empty(max(capacity, 1), dtype=np.uint8)
+        validity = _validity(span.nrows)
+        status, bad_row, null_count = K.convert_strings(
+            span.kernel_span, col, rules.nulls, rules.strings_can_be_null, rules.quoted_nulls,
+            check_utf8, offsets, data, validity, span.counters)
+        if status:
+            return None, bad_row
+        used = int(offsets[-1])
+        if used < len(data) // 2:  # release a mostly unused buffer (many quoted fields)
+            data = data[:used].copy()
+        return _wrap(type_, span.nrows, validity, null_count, offsets, data[:used]), -1
+
+    return convert

@@ -1,0 +1,27 @@
+"""Status codes and work-counter slots shared by all kernels (the StorageApp ABI)."""
+
+# Kernel return statuses.
+OK = 0
+NEEDS_MORE = 1  # the span ends inside a record: retry with more input
+BAD_VALUE = 2  # a field does not convert to its column's type
+UNTERMINATED_QUOTE = 3  # a quoted field runs to the end of the input
+BAD_ROW = 4  # a record has the wrong number of fields (on_bad_lines="error")
+OUT_OF_SPACE = 5  # an output buffer's capacity is too small: retry with more
+
+# Per-field flag bits written by the tokenizer.
+QUOTED = 1  # the field started with the quote character
+COMPLEX = 2  # the field needs unescaping (doubled quotes, escapes, text after a quote)
+
+# Work counters (int64 slots in the ``counters`` array every kernel receives).
+BYTES_SCANNED = 0
+ROWS = 1
+FIELDS = 2
+BAD_ROWS = 3
+MAX_FIELD_LEN = 4
+INTS_CONVERTED = 5
+FLOATS_CONVERTED = 6
+BOOLS_CONVERTED = 7
+TEMPORALS_CONVERTED = 8
+STRING_BYTES = 9
+NULLS = 10
+N_COUNTERS = 11

@@ -1,0 +1,234 @@
+"""Record and field splitting of one span of CSV bytes.
+
+The reader cuts blocks *speculatively* at their last line break and tokenizes
+the pieces in parallel. A cut that fell inside a quoted field (a quoted
+newline) is detected here: the span ends inside a record, and the kernel says
+``NEEDS_MORE`` together with the end of the last complete record, so the
+driver can re-cut. The result therefore never depends on the block size.
+
+Fields are recorded as ``[start, end)`` byte positions (relative to the span's
+buffer) plus flag bits; values are decoded later, column by column.
+"""
+import numba as nb
+import numpy as np
+
+from arrow_bridge.kernels.status import (
+    BAD_ROW,
+    BAD_ROWS,
+    BYTES_SCANNED,
+    COMPLEX,
+    FIELDS,
+    MAX_FIELD_LEN,
+    NEEDS_MORE,
+    OK,
+    OUT_OF_SPACE,
+    QUOTED,
+    ROWS,
+    UNTERMINATED_QUOTE,
+)
+
+LF = 10
+CR = 13
+NO_CHAR = -1  # "no quote/escape character" in a dialect
+
+
+@nb.njit(nogil=True, cache=True)
+def count_line_breaks(buf, start, end):
+    """Number of line ends (LF, CRLF or lone CR) in ``buf[start:end]``.
+
+    An upper bound on the records in the span, used to size the field arrays.
+
+    >>> count_line_breaks(np.frombuffer(b"a\\r\\nb\\rc\\n", np.uint8).copy(), 0, 7)
+    3
+    """
+    n = 0
+    for i in range(start, end):
+        n += buf[i] == LF
+    crs = 0
+    for i in range(start, end):
+        crs += buf[i] == CR
+    if crs:
+        for i in range(start, end):
+            if buf[i] == CR and (i + 1 >= end or buf[i + 1] != LF):
+                n += 1
+    return n
+
+
+@nb.njit(nogil=True, cache=True)
+def last_line_break_end(buf, start, end):
+    """Position just after the last line break in ``buf[start:end]``, or -1.
+
+    A trailing CR is not a cut point: its LF may be in the next block.
+    """
+    i = end - 1
+    if i >= start and buf[i] == CR:
+        i -= 1
+    while i >= start:
+        c = buf[i]
+        if c == LF or c == CR:
+            return i + 1
+        i -= 1
+    return -1
+
+
+@nb.njit(nogil=True, cache=True)
+def _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote):
+    """Scans one field from ``pos``; returns (end position, flags, status)."""
+    flags = 0
+    if pos < end and buf[pos] == quote:
+        flags = QUOTED
+        pos += 1
+        while True:
+            if pos >= end:
+                return pos, flags, UNTERMINATED_QUOTE
+            c = buf[pos]
+            if c == quote:
+                if double_quote and pos + 1 < end and buf[pos + 1] == quote:
+                    flags |= COMPLEX
+                    pos += 2
+                    continue
+                if double_quote and pos + 1 >= end and not at_eof:
+                    # Cannot tell a closing quote from the first of a doubled
+                    # pair until the next byte is seen.
+                    return pos, flags, NEEDS_MORE
+                pos += 1
+                break
+            if c == escape:
+                flags |= COMPLEX
+                pos += 2
+                continue
+            pos += 1
+    while pos < end:
+        c = buf[pos]
+        if c == delim or c == LF or c == CR:
+            break
+        if c == escape:
+            flags |= COMPLEX
+            pos += 2
+            continue
+        if flags & QUOTED:
+            flags |= COMPLEX  # text after the closing quote joins the value
+        pos += 1
+    if pos > end:  # an escape character was the last byte
+        return end, flags, (OK if at_eof else NEEDS_MORE)
+    return pos, flags, OK
+
+
+@nb.njit(nogil=True, cache=True)
+def _record_end(buf, pos, end):
+    """Position after the line end at ``pos`` (LF, CRLF or CR)."""
+    if pos < end and buf[pos] == CR and pos + 1 < end and buf[pos + 1] == LF:
+        return pos + 2
+    return pos + 1
+
+
+@nb.njit(nogil=True, cache=True)
+def tokenize(buf, start, end, at_eof, ncols, delim, quote, escape, double_quote,
+             skip_bad_rows, starts, ends, flags, bad_rows, counters):
+    """Splits ``buf[start:end]`` into records of ``ncols`` fields.
+
+    Writes row ``r``'s field ``j`` to ``starts[r, j]``, ``ends[r, j]``,
+    ``flags[r, j]``. Empty lines are skipped. A record with another field count
+    is an error, or, when ``skip_bad_rows``, is left out and its start offset
+    recorded in ``bad_rows`` (with its field count in ``counters``).
+
+    Returns ``(status, rows, position)``: with ``OK``, ``position`` is where
+    parsing stopped (``end``); with ``NEEDS_MORE`` (span ends inside a record
+    and not ``at_eof``), the end of the last complete record; with an error,
+    the offset of the offending record or field.
+    """
+    pos = start
+    rows = 0
+    capacity = starts.shape[0]
+    max_len = counters[MAX_FIELD_LEN]
+    n_bad = 0
+    while pos < end:
+        c = buf[pos]
+        if c == LF or c == CR:
+            pos += 1
+            continue
+        record_start = pos
+        nfields = 0
+        status = OK
+        while True:
+            field_start = pos
+            pos, field_flags, status = _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote)
+            if status != OK:
+                break
+            if nfields < ncols and rows < capacity:
+                starts[rows, nfields] = field_start
+                ends[rows, nfields] = pos
+                flags[rows, nfields] = field_flags
+            if pos - field_start > max_len:
+                max_len = pos - field_start
+            nfields += 1
+            if pos >= end or buf[pos] != delim:
+                break
+            pos += 1
+        if status == OK and pos >= end and not at_eof:
+            status = NEEDS_MORE  # the record's line end is not in this span
+        if status != OK:
+            if status == NEEDS_MORE or (status == UNTERMINATED_QUOTE and not at_eof):
+                counters[BYTES_SCANNED] += record_start - start
+                counters[ROWS] += rows
+                counters[MAX_FIELD_LEN] = max_len
+                return NEEDS_MORE, rows, record_start
+            return status, rows, record_start
+        pos = _record_end(buf, pos, end)
+        if nfields != ncols:
+            if not skip_bad_rows:
+                return BAD_ROW, rows, record_start
+            if n_bad < bad_rows.shape[0]:
+                bad_rows[n_bad, 0] = record_start
+                bad_rows[n_bad, 1] = nfields
+            n_bad += 1
+            continue
+        if rows >= capacity:
+            return OUT_OF_SPACE, rows, record_start
+        rows += 1
+    counters[BYTES_SCANNED] += end - start
+    counters[ROWS] += rows
+    counters[FIELDS] += rows * ncols
+    counters[BAD_ROWS] += n_bad
+    counters[MAX_FIELD_LEN] = max_len
+    return OK, rows, end
+
+
+@nb.njit(nogil=True, cache=True)
+def split_record(buf, start, end, at_eof, delim, quote, escape, double_quote, starts, ends, flags):
+    """Tokenizes the single record at ``buf[start:]`` (header or skipped row).
+
+    Leading empty lines are skipped. Returns ``(status, nfields, next_pos)``;
+    ``status`` is ``OUT_OF_SPACE`` when the record has more fields than the
+    arrays hold, ``NEEDS_MORE`` when the span ends inside it.
+    """
+    pos = start
+    while pos < end and (buf[pos] == LF or buf[pos] == CR):
+        pos += 1
+    if pos >= end:
+        return (OK if at_eof else NEEDS_MORE), 0, pos
+    nfields = 0
+    while True:
+        field_start = pos
+        pos, field_flags, status = _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote)
+        if status != OK:
+            return (NEEDS_MORE if not at_eof or status == NEEDS_MORE else status), nfields, field_start
+        if nfields >= starts.shape[0]:
+            return OUT_OF_SPACE, nfields, pos
+        starts[nfields] = field_start
+        ends[nfields] = pos
+        flags[nfields] = field_flags
+        nfields += 1
+        if pos >= end or buf[pos] != delim:
+            break
+        pos += 1
+    if pos >= end and not at_eof:
+        return NEEDS_MORE, nfields, pos
+    return OK, nfields, _record_end(buf, pos, end)
+
+
+def empty_counters() -> np.ndarray:
+    """A zeroed work-counter array for one kernel call."""
+    from arrow_bridge.kernels.status import N_COUNTERS
+
+    return np.zeros(N_COUNTERS, dtype=np.int64)

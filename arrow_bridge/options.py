@@ -1,0 +1,278 @@
+"""Reader options: pandas-style keywords and pyarrow option objects, normalized.
+
+Users come with either vocabulary, so :func:`resolve_options` accepts both:
+pyarrow's ``ReadOptions``/``ParseOptions``/``ConvertOptions`` are applied
+first, then pandas-style keywords (``sep``, ``header``, ``names``, ...) on top.
+Everything downstream sees one frozen :class:`CsvOptions`.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+_DEFAULT_CONVERT = pacsv.ConvertOptions()
+DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
+DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
+DEFAULT_FALSE_VALUES = tuple(_DEFAULT_CONVERT.false_values)
+DEFAULT_BLOCK_SIZE = 4 << 20
+MAX_BLOCK_SIZE = 1 << 30
+ON_BAD_LINES = ("error", "skip", "warn")
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """Everything the reader needs to know, in one place (pyarrow's semantics)."""
+
+    delimiter: str = ","
+    quote_char: str | None = '"'
+    double_quote: bool = True
+    escape_char: str | None = None
+    skip_rows: int = 0
+    skip_rows_after_names: int = 0
+    column_names: tuple[str, ...] | None = None  # given names; None: read or generate
+    header: bool = True  # a header row holds the names (skipped when names are given)
+    null_values: tuple[str, ...] = DEFAULT_NULL_VALUES
+    true_values: tuple[str, ...] = DEFAULT_TRUE_VALUES
+    false_values: tuple[str, ...] = DEFAULT_FALSE_VALUES
+    strings_can_be_null: bool = False
+    quoted_strings_can_be_null: bool = True
+    column_types: Mapping[str, pa.DataType] = field(default_factory=dict)
+    default_type: pa.DataType | None = None  # dtype=<one type> for every column
+    include_columns: tuple[str | int, ...] | None = None
+    include_missing_columns: bool = False
+    decimal_point: str = "."
+    check_utf8: bool = True
+    block_size: int = DEFAULT_BLOCK_SIZE
+    n_threads: int = 0  # 0: all cores
+    nrows: int | None = None
+    on_bad_lines: str | Callable = "error"
+
+    def __post_init__(self) -> None:
+        for name in ("delimiter", "decimal_point"):
+            _check_single_byte(name, getattr(self, name))
+        for name in ("quote_char", "escape_char"):
+            if getattr(self, name) is not None:
+                _check_single_byte(name, getattr(self, name))
+        if not 1 <= self.block_size <= MAX_BLOCK_SIZE:
+            raise ValueError(f"block_size must be in [1, {MAX_BLOCK_SIZE}], got {self.block_size}")
+        if self.on_bad_lines not in ON_BAD_LINES and not callable(self.on_bad_lines):
+            raise ValueError(f"on_bad_lines must be one of {ON_BAD_LINES} or a callable")
+        if self.nrows is not None and self.nrows < 0:
+            raise ValueError("nrows must be >= 0")
+
+    @property
+    def threads(self) -> int:
+        """The thread count to use (``n_threads``, or all cores when 0)."""
+        return self.n_threads or os.cpu_count() or 1
+
+
+def _check_single_byte(name: str, value: str) -> None:
+    if not isinstance(value, str) or len(value.encode()) != 1:
+        raise ValueError(f"{name} must be a single one-byte character, got {value!r}")
+
+
+def resolve_options(
+    read_options: pacsv.ReadOptions | None = None,
+    parse_options: pacsv.ParseOptions | None = None,
+    convert_options: pacsv.ConvertOptions | None = None,
+    **keywords: Any,
+) -> CsvOptions:
+    """Builds :class:`CsvOptions` from pyarrow option objects and pandas keywords.
+
+    >>> resolve_options(sep=";", usecols=["a"]).include_columns
+    ('a',)
+    """
+    opts = CsvOptions()
+    if read_options is not None:
+        opts = _apply_read_options(opts, read_options)
+    if parse_options is not None:
+        opts = _apply_parse_options(opts, parse_options)
+    if convert_options is not None:
+        opts = _apply_convert_options(opts, convert_options)
+    return _apply_pandas_keywords(opts, keywords)
+
+
+def _apply_read_options(opts: CsvOptions, ro: pacsv.ReadOptions) -> CsvOptions:
+    if ro.encoding.lower().replace("-", "") not in ("utf8", "utf8sig"):
+        raise NotImplementedError(f"encoding {ro.encoding!r}: only UTF-8 is supported")
+    names = tuple(ro.column_names) or None
+    return replace(
+        opts,
+        block_size=ro.block_size,
+        n_threads=opts.n_threads if ro.use_threads else 1,
+        skip_rows=ro.skip_rows,
+        skip_rows_after_names=ro.skip_rows_after_names,
+        column_names=names,
+        header=names is None and not ro.autogenerate_column_names,
+    )
+
+
+def _apply_parse_options(opts: CsvOptions, po: pacsv.ParseOptions) -> CsvOptions:
+    if not po.ignore_empty_lines:
+        raise NotImplementedError("ignore_empty_lines=False is not supported")
+    handler = po.invalid_row_handler
+    return replace(
+        opts,
+        delimiter=po.delimiter,
+        quote_char=po.quote_char or None,
+        double_quote=po.double_quote,
+        escape_char=po.escape_char or None,
+        on_bad_lines=handler if handler is not None else opts.on_bad_lines,
+    )
+
+
+def _apply_convert_options(opts: CsvOptions, co: pacsv.ConvertOptions) -> CsvOptions:
+    if co.auto_dict_encode:
+        raise NotImplementedError("auto_dict_encode is not supported")
+    if co.timestamp_parsers:
+        raise NotImplementedError("custom timestamp_parsers are not supported")
+    return replace(
+        opts,
+        column_types={name: co.column_types.field(name).type for name in co.column_types.names}
+        if isinstance(co.column_types, pa.Schema)
+        else dict(co.column_types),
+        null_values=tuple(co.null_values),
+        true_values=tuple(co.true_values),
+        false_values=tuple(co.false_values),
+        strings_can_be_null=co.strings_can_be_null,
+        quoted_strings_can_be_null=co.quoted_strings_can_be_null,
+        include_columns=tuple(co.include_columns) or None,
+        include_missing_columns=co.include_missing_columns,
+        decimal_point=co.decimal_point,
+        check_utf8=co.check_utf8,
+    )
+
+
+_PANDAS_KEYWORDS = {
+    "sep", "delimiter", "header", "names", "usecols", "dtype", "na_values", "keep_default_na",
+    "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
+    "escapechar", "doublequote", "quoting", "decimal", "encoding", "n_threads", "block_size",
+}
+
+
+def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
+    unknown = set(kw) - _PANDAS_KEYWORDS
+    if unknown:
+        raise TypeError(f"read_csv() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    changes: dict[str, Any] = {}
+    sep = kw.get("sep", kw.get("delimiter"))
+    if sep is not None:
+        changes["delimiter"] = sep
+    if "quotechar" in kw:
+        changes["quote_char"] = kw["quotechar"]
+    if kw.get("quoting") == csv.QUOTE_NONE:
+        changes["quote_char"] = None
+    if "escapechar" in kw:
+        changes["escape_char"] = kw["escapechar"]
+    if "doublequote" in kw:
+        changes["double_quote"] = bool(kw["doublequote"])
+    if "decimal" in kw:
+        changes["decimal_point"] = kw["decimal"]
+    if kw.get("encoding") not in (None, "utf-8", "utf8", "utf-8-sig", "UTF-8"):
+        raise NotImplementedError(f"encoding {kw['encoding']!r}: only UTF-8 is supported")
+    changes.update(_header_changes(opts, kw))
+    changes.update(_value_changes(opts, kw))
+    for key in ("nrows", "on_bad_lines", "n_threads", "block_size"):
+        if kw.get(key) is not None:
+            changes[key] = kw[key]
+    if kw.get("usecols") is not None:
+        changes["include_columns"] = _usecols(kw["usecols"])
+    if kw.get("dtype") is not None:
+        changes.update(_dtype_changes(kw["dtype"]))
+    return replace(opts, **changes)
+
+
+def _header_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
+    """pandas' header/names/skiprows: header=None means no header row;
+    header=N skips N rows first; names with header=0 replace the header row."""
+    changes: dict[str, Any] = {}
+    skip = kw.get("skiprows")
+    if skip is not None:
+        if not isinstance(skip, int) or isinstance(skip, bool):
+            raise NotImplementedError("skiprows must be an int (rows skipped at the start)")
+        changes["skip_rows"] = skip
+    names = kw.get("names")
+    header = kw.get("header", "infer")
+    if names is not None:
+        changes["column_names"] = tuple(str(n) for n in names)
+        changes["header"] = header not in ("infer", None)
+    elif header is None:
+        changes.update(column_names=None, header=False)
+    if isinstance(header, int) and not isinstance(header, bool):
+        changes["skip_rows"] = changes.get("skip_rows", opts.skip_rows) + header
+        changes["header"] = True
+    elif header not in ("infer", None):
+        raise NotImplementedError(f"header={header!r}: use an int, None or 'infer'")
+    return changes
+
+
+def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
+    """pandas adds na/true/false spellings to the defaults (unless told not to)."""
+    changes: dict[str, Any] = {}
+    base_nulls = opts.null_values if kw.get("keep_default_na", True) else ()
+    if kw.get("na_values") is not None:
+        extra = kw["na_values"]
+        extra = [extra] if isinstance(extra, str) else list(extra)
+        changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *map(str, extra)]))
+    elif not kw.get("keep_default_na", True):
+        changes["null_values"] = ()
+    for key, current in (("true_values", opts.true_values), ("false_values", opts.false_values)):
+        if kw.get(key) is not None:
+            changes[key] = tuple(dict.fromkeys([*current, *map(str, kw[key])]))
+    return changes
+
+
+def _usecols(usecols: Sequence[str | int]) -> tuple[str | int, ...]:
+    if callable(usecols) or isinstance(usecols, str):
+        raise NotImplementedError("usecols must be a list of column names or positions")
+    return tuple(usecols)
+
+
+def _dtype_changes(dtype: Any) -> dict[str, Any]:
+    if isinstance(dtype, Mapping):
+        return {"column_types": {str(k): to_arrow_type(v) for k, v in dtype.items()}}
+    return {"default_type": to_arrow_type(dtype)}
+
+
+_TYPE_ALIASES = {
+    "str": pa.string(), "string": pa.string(), "object": pa.string(), "bool": pa.bool_(),
+    "boolean": pa.bool_(), "date": pa.date32(), "datetime64[ns]": pa.timestamp("ns"),
+    "float": pa.float64(), "int": pa.int64(),
+}
+
+
+def to_arrow_type(dtype: Any) -> pa.DataType:
+    """An Arrow type from a pyarrow type, a NumPy/pandas dtype or a type name.
+
+    >>> to_arrow_type("int32"), to_arrow_type("timestamp[ms]")
+    (DataType(int32), TimestampType(timestamp[ms]))
+    """
+    if isinstance(dtype, pa.DataType):
+        return dtype
+    pyarrow_dtype = getattr(dtype, "pyarrow_dtype", None)  # pandas.ArrowDtype
+    if pyarrow_dtype is not None:
+        return pyarrow_dtype
+    if dtype in (str, object):
+        return pa.string()
+    if dtype in (int, float, bool):
+        return {int: pa.int64(), float: pa.float64(), bool: pa.bool_()}[dtype]
+    name = str(dtype).lower()
+    if name.endswith("[pyarrow]"):
+        name = name[: -len("[pyarrow]")]
+    if name in _TYPE_ALIASES:
+        return _TYPE_ALIASES[name]
+    try:
+        return pa.type_for_alias(name)
+    except ValueError:
+        pass
+    import numpy as np
+
+    try:
+        return pa.from_numpy_dtype(np.dtype(dtype))
+    except TypeError as exc:
+        raise TypeError(f"cannot use dtype {dtype!r} as an Arrow type") from exc

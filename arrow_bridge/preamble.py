@@ -1,0 +1,132 @@
+"""What comes before the data: BOM, skipped lines, the header row.
+
+pyarrow's rules: the BOM is stripped once at the very start; ``skip_rows``
+and ``skip_rows_after_names`` count physical lines (empty ones included,
+quotes ignored); the header is the first non-empty record.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from arrow_bridge.errors import CsvParseError
+from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.fields import field_value
+from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
+from arrow_bridge.options import CsvOptions
+from arrow_bridge.source import ByteSource
+from arrow_bridge.spans import concat
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass
+class Preamble:
+    """Column names and where the data starts (with the bytes already read)."""
+
+    names: list[str]
+    data_offset: int  # file offset of the first data byte
+    data_line: int  # 1-based line number there
+    prefix: np.ndarray  # bytes read past data_offset
+    eof: bool
+
+
+class _Buffered:
+    """The first bytes of a source, extended on demand."""
+
+    def __init__(self, source: ByteSource, block_size: int):
+        self.source = source
+        self.block_size = max(block_size, 1 << 16)
+        self.buf = np.empty(0, dtype=np.uint8)
+        self.eof = False
+        self.more()
+
+    def more(self) -> bool:
+        if self.eof:
+            return False
+        block = self.source.read_block(self.block_size)
+        self.eof = len(block) < self.block_size
+        self.buf = concat(self.buf, block)
+        return True
+
+
+def dialect_args(opts: CsvOptions) -> tuple[int, int, int, bool]:
+    """``(delimiter, quote, escape, double_quote)`` as the tokenizer takes them."""
+    quote = ord(opts.quote_char) if opts.quote_char else -1
+    escape = ord(opts.escape_char) if opts.escape_char else -1
+    return ord(opts.delimiter), quote, escape, opts.double_quote
+
+
+def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
+    """Consumes BOM, skipped lines and header; returns names and the data start."""
+    data = _Buffered(source, opts.block_size)
+    if len(data.buf) == 0:
+        raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
+    pos = 3 if bytes(data.buf[:3]) == _BOM else 0
+    pos = _skip_lines(data, pos, opts.skip_rows, source.name)
+    if opts.header:
+        header_at = pos
+        fields, pos = _record(data, pos, opts)
+        if not fields and opts.column_names is None:
+            raise CsvParseError(source.name, 1, None, header_at, "empty CSV file: no header row")
+        names = [_decode_name(v, source.name, header_at) for v in fields]
+    if opts.column_names is not None:
+        names = list(opts.column_names)
+    elif not opts.header:
+        fields, _ = _record(data, pos, opts)
+        names = [f"f{i}" for i in range(len(fields))]
+    pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
+    line = 1 + count_line_breaks(data.buf, 0, pos)
+    return Preamble(names, pos, line, data.buf[pos:], data.eof)
+
+
+def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool = True) -> int:
+    for _ in range(count):
+        while True:
+            buf = data.buf
+            hits = np.flatnonzero((buf[pos:] == 10) | (buf[pos:] == 13))
+            if len(hits) and (buf[pos + hits[0]] == 10 or pos + hits[0] + 1 < len(buf) or data.eof):
+                end = pos + int(hits[0])
+                pos = end + (2 if buf[end] == 13 and end + 1 < len(buf) and buf[end + 1] == 10 else 1)
+                break
+            if not data.more():
+                if strict:
+                    raise CsvParseError(name, 1, None, pos, f"cannot skip {count} rows: the file is shorter")
+                return len(data.buf)
+    return pos
+
+
+def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], int]:
+    """The decoded fields of the record at ``pos`` and the position after it."""
+    delim, quote, escape, double_quote = dialect_args(opts)
+    capacity = 256
+    while True:
+        starts = np.empty(capacity, dtype=np.int64)
+        ends = np.empty(capacity, dtype=np.int64)
+        flags = np.empty(capacity, dtype=np.uint8)
+        status, n, next_pos = split_record(data.buf, pos, len(data.buf), data.eof, delim, quote,
+                                           escape, double_quote, starts, ends, flags)
+        if status == S.OUT_OF_SPACE:
+            capacity *= 4
+        elif status == S.NEEDS_MORE:
+            data.more()
+        elif status == S.UNTERMINATED_QUOTE:
+            raise CsvParseError(data.source.name, 1 + count_line_breaks(data.buf, 0, next_pos), None,
+                                next_pos, "unterminated quoted field")
+        else:
+            break
+    scratch = np.empty(max(int((ends[:n] - starts[:n]).max(initial=0)), 1), dtype=np.uint8)
+    dialect = (np.int64(quote), np.int64(escape), double_quote)
+    values = []
+    for i in range(n):
+        src, s, e = field_value(data.buf, starts[i], ends[i], flags[i], dialect, scratch)
+        values.append(bytes(src[s:e]))
+    return values, next_pos
+
+
+def _decode_name(raw: bytes, path: str, offset: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CsvParseError(path, 1, None, offset, f"header is not valid UTF-8: {raw!r}") from exc

@@ -1,0 +1,303 @@
+"""The CSV reader: spans parsed in parallel, assembled into one Arrow table.
+
+Data path of one span (see docs/architecture.md): read a block → cut at the
+last line break → (worker thread) count lines, tokenize, convert each selected
+column straight into Arrow buffers → (in file order) check the cut, account
+lines and bad rows → at the end, settle inferred types and assemble.
+"""
+from __future__ import annotations
+
+import warnings
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.converters import TokenizedSpan, ValueRules, converter_for
+from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
+from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.tokenizer import count_line_breaks, empty_counters, split_record, tokenize
+from arrow_bridge.options import CsvOptions
+from arrow_bridge.preamble import Preamble, dialect_args, read_preamble
+from arrow_bridge.source import ByteSource
+from arrow_bridge.spans import Span, SpanCutter, recut
+
+_BAD_ROWS_KEPT = 4096  # bad rows described per span (all are counted)
+
+
+@dataclass
+class SpanResult:
+    """What a worker produced for one span."""
+
+    span: Span
+    status: int = S.OK
+    parsed: int = 0  # bytes of the span consumed (all, unless NEEDS_MORE)
+    nrows: int = 0
+    line_breaks: int = 0
+    columns: list = field(default_factory=list)  # pa.Array per selected column
+    rungs: list = field(default_factory=list)  # inference rung per column (-1: explicit)
+    bad_rows: Optional[np.ndarray] = None  # [(offset in span, field count)]
+    error_at: int = 0  # offset in span of a tokenizer error
+    bad_value: Optional[tuple] = None  # (row, selected column, offset in span) of a conversion error
+    counters: np.ndarray = field(default_factory=empty_counters)
+
+
+@dataclass
+class ColumnPlan:
+    """One output column: its position in the file and how it is converted."""
+
+    name: str
+    index: int  # file column, or -1 when missing (include_missing_columns)
+    type: Optional[pa.DataType]  # explicit type, or None to infer
+
+
+class CsvReader:
+    """Reads one source into a ``pyarrow.Table`` with the given options."""
+
+    def __init__(self, source: ByteSource, opts: CsvOptions):
+        self.source = source
+        self.opts = opts
+        self.rules = ValueRules.from_options(opts)
+        self.inferring = InferringConverter(self.rules)
+        self.delim, self.quote, self.escape, self.double_quote = dialect_args(opts)
+        self.counters = empty_counters()
+
+    # ---- driver -------------------------------------------------------------------------
+    def read(self) -> pa.Table:
+        pre = read_preamble(self.source, self.opts)
+        if not pre.names:
+            raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,
+                                "empty CSV file: cannot infer the number of columns")
+        self.names = pre.names
+        self.plans = self._plan_columns(pre.names)
+        self.converters = [converter_for(p.type, self.rules) if p.type is not None else None
+                           for p in self.plans]
+        self.hints = [0] * len(self.plans)
+        results = self._parse_all(pre)
+        self._settle_types(results)
+        return self._assemble(results)
+
+    def _plan_columns(self, names: list[str]) -> list[ColumnPlan]:
+        opts = self.opts
+        wanted = opts.include_columns if opts.include_columns is not None else range(len(names))
+        plans = []
+        for key in wanted:
+            if isinstance(key, int):
+                if not -len(names) <= key < len(names):
+                    raise IndexError(f"usecols position {key} is out of range for {len(names)} columns")
+                index, name = key % len(names), names[key]
+            elif key in names:
+                index, name = names.index(key), key
+            elif opts.include_missing_columns:
+                index, name = -1, key
+            else:
+                raise KeyError(f"Column {key!r} in include_columns does not exist in CSV file")
+            plans.append(ColumnPlan(name, index, opts.column_types.get(name, opts.default_type)))
+        return plans
+
+    def _parse_all(self, pre: Preamble) -> list[SpanResult]:
+        cutter = iter(SpanCutter(self.source, self.opts.block_size, pre.prefix, pre.data_offset, pre.eof))
+        threads = self.opts.threads
+        executor = ThreadPoolExecutor(threads) if threads > 1 else None
+        pending: deque[tuple[Span, Future]] = deque()
+
+        def submit(span: Span) -> None:
+            pending.append((span, _run(executor, self._parse_span, span)))
+
+        def refill() -> None:
+            while len(pending) < threads + 1 and (span := next(cutter, None)) is not None:
+                submit(span)
+
+        results: list[SpanResult] = []
+        line, rows = pre.data_line, 0
+        try:
+            refill()
+            while pending:
+                span, future = pending.popleft()
+                result = future.result()
+                self._check(result, line)
+                line += result.line_breaks
+                rows += result.nrows
+                results.append(self._release(result))
+                if result.status == S.NEEDS_MORE:
+                    following = pending.popleft()[0] if pending else next(cutter)
+                    tail = span.buf[result.parsed:]
+                    pending.appendleft((fresh := recut(tail, span.offset + result.parsed, following),
+                                        _run(executor, self._parse_span, fresh)))
+                if self.opts.nrows is not None and rows >= self.opts.nrows:
+                    break
+                refill()
+        finally:
+            for _, future in pending:
+                future.cancel()
+            if executor is not None:
+                executor.shutdown(wait=True)
+        return results
+
+    def _release(self, result: SpanResult) -> SpanResult:
+        """Keeps a span's bytes only where they cannot be read again."""
+        self.counters += result.counters
+        if self.source.random_access:
+            result.span = Span(np.empty(0, np.uint8), result.span.offset, result.span.at_eof, result.span.index)
+        else:
+            result.span.buf = result.span.buf[: result.parsed]
+        return result
+
+    # ---- one span (runs in a worker thread) --------------------------------------------------
+    def _tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> Optional[TokenizedSpan]:
+        capacity = count_line_breaks(buf, 0, len(buf)) + 1
+        ncols = len(self.names)
+        starts = np.empty((capacity, ncols), dtype=np.int32)
+        ends = np.empty((capacity, ncols), dtype=np.int32)
+        flags = np.empty((capacity, ncols), dtype=np.uint8)
+        bad_rows = np.empty((_BAD_ROWS_KEPT, 2), dtype=np.int64)
+        skip_bad = self.opts.on_bad_lines != "error"
+        status, nrows, pos = tokenize(buf, 0, len(buf), at_eof, ncols, self.delim, self.quote,
+                                      self.escape, self.double_quote, skip_bad, starts, ends, flags,
+                                      bad_rows, result.counters)
+        result.status, result.nrows = status, nrows
+        if status not in (S.OK, S.NEEDS_MORE):
+            result.error_at = pos
+            return None
+        result.parsed = pos
+        result.line_breaks = capacity - 1 if pos == len(buf) else count_line_breaks(buf, 0, pos)
+        n_bad = int(result.counters[S.BAD_ROWS])
+        result.bad_rows = bad_rows[: min(n_bad, _BAD_ROWS_KEPT)].copy() if n_bad else None
+        scratch = np.empty(max(int(result.counters[S.MAX_FIELD_LEN]), 1), dtype=np.uint8)
+        dialect = (np.int64(self.quote), np.int64(self.escape), self.double_quote)
+        return TokenizedSpan(buf, starts[:nrows], ends[:nrows], flags[:nrows], nrows, dialect,
+                             scratch, result.counters)
+
+    def _parse_span(self, span: Span) -> SpanResult:
+        result = SpanResult(span)
+        tokens = self._tokenize(span.buf, span.at_eof, result)
+        if tokens is None:
+            return result
+        for j, plan in enumerate(self.plans):
+            if plan.index < 0:
+                result.columns.append(None)
+                result.rungs.append(-1)
+            elif plan.type is None:
+                rung, array = self.inferring.convert_from(tokens, plan.index, self.hints[j])
+                result.columns.append(array)
+                result.rungs.append(rung)
+            else:
+                array, bad_row = self.converters[j](tokens, plan.index)
+                if array is None:
+                    offset = int(tokens.starts[bad_row, plan.index])
+                    if result.bad_value is None or bad_row < result.bad_value[0]:
+                        result.bad_value = (bad_row, j, offset)
+                result.columns.append(array)
+                result.rungs.append(-1)
+        return result
+
+    # ---- in-order checks: errors and bad lines -------------------------------------------------
+    def _check(self, result: SpanResult, line: int) -> None:
+        span = result.span
+        for j, rung in enumerate(result.rungs):
+            if rung > self.hints[j]:
+                self.hints[j] = rung
+        if result.status == S.BAD_ROW:
+            raise self._field_count_error(span, result.error_at, line)
+        if result.status == S.UNTERMINATED_QUOTE:
+            raise self._error(span, result.error_at, line, None, "unterminated quoted field")
+        if result.bad_value is not None:
+            row, j, offset = result.bad_value
+            plan = self.plans[j]
+            value = self._field_text(span.buf, offset)
+            raise self._error(span, offset, line, plan.name,
+                              f"cannot convert {value!r} to {self.plans[j].type}")
+        if result.bad_rows is not None:
+            self._report_bad_rows(result, line)
+
+    def _report_bad_rows(self, result: SpanResult, line: int) -> None:
+        policy = self.opts.on_bad_lines
+        for offset, nfields in result.bad_rows:
+            if policy == "skip":
+                return
+            err = self._field_count_error(result.span, int(offset), line)
+            if callable(policy):
+                if _invalid_row_verdict(policy, err, len(self.names), int(nfields)) != "skip":
+                    raise err
+            else:
+                warnings.warn(f"skipping bad line: {err}", CsvBadLineWarning, stacklevel=5)
+
+    def _field_count_error(self, span: Span, offset: int, line: int) -> CsvParseError:
+        buf = span.buf
+        starts = np.empty(len(self.names) + 64, dtype=np.int64)
+        ends, flags = np.empty_like(starts), np.empty(len(starts), dtype=np.uint8)
+        status, nfields, end = split_record(buf, offset, len(buf), True, self.delim, self.quote,
+                                            self.escape, self.double_quote, starts, ends, flags)
+        got = f"{nfields}" if status != S.OUT_OF_SPACE else f"more than {len(starts)}"
+        text = bytes(buf[offset:end]).rstrip(b"\r\n").decode("utf-8", "replace")
+        if len(text) > 100:
+            text = text[:96] + " ..."
+        missing = self.names[nfields] if nfields < len(self.names) else None
+        return self._error(span, offset, line, missing,
+                           f"expected {len(self.names)} fields, got {got}: {text!r}")
+
+    def _error(self, span: Span, offset: int, line: int, column: Optional[str], reason: str) -> CsvParseError:
+        line += count_line_breaks(span.buf, 0, offset)
+        return CsvParseError(self.source.name, line, column, span.offset + offset, reason)
+
+    def _field_text(self, buf: np.ndarray, offset: int) -> str:
+        starts = np.empty(1, np.int64)
+        ends, flags = np.empty(1, np.int64), np.empty(1, np.uint8)
+        split_record(buf, offset, len(buf), True, self.delim, self.quote, self.escape,
+                     self.double_quote, starts, ends, flags)
+        return bytes(buf[starts[0]:ends[0]]).decode("utf-8", "replace")
+
+    # ---- settling inferred types and assembling --------------------------------------------------
+    def _settle_types(self, results: list[SpanResult]) -> None:
+        """Re-converts spans whose inferred rung is below the column's final one."""
+        while True:
+            targets = [max((r.rungs[j] for r in results), default=0) for j in range(len(self.plans))]
+            stale = [r for r in results if any(r.rungs[j] != t for j, t in enumerate(targets)
+                                               if self.plans[j].type is None and self.plans[j].index >= 0)]
+            if not stale:
+                return
+            for result in stale:
+                self._reconvert(result, targets)
+
+    def _reconvert(self, result: SpanResult, targets: list[int]) -> None:
+        span = result.span
+        buf = span.buf if not self.source.random_access else self.source.read_range(span.offset, result.parsed)
+        scratch_result = SpanResult(span)
+        tokens = self._tokenize(buf, True, scratch_result)
+        for j, plan in enumerate(self.plans):
+            if plan.type is None and plan.index >= 0 and result.rungs[j] != targets[j]:
+                rung, array = self.inferring.convert_from(tokens, plan.index, targets[j])
+                result.rungs[j], result.columns[j] = rung, array
+
+    def _assemble(self, results: list[SpanResult]) -> pa.Table:
+        total = sum(r.nrows for r in results)
+        arrays = []
+        for j, plan in enumerate(self.plans):
+            if plan.index < 0:
+                arrays.append(pa.chunked_array([pa.nulls(total, plan.type or pa.null())]))
+                continue
+            type_ = plan.type or INFERENCE_LADDER[results[0].rungs[j]]
+            arrays.append(pa.chunked_array([r.columns[j] for r in results], type=type_))
+        table = pa.Table.from_arrays(arrays, names=[p.name for p in self.plans])
+        if self.opts.nrows is not None and table.num_rows > self.opts.nrows:
+            table = table.slice(0, self.opts.nrows)
+        return table
+
+
+def _run(executor: Optional[ThreadPoolExecutor], fn, *args: Any) -> Future:
+    if executor is not None:
+        return executor.submit(fn, *args)
+    future: Future = Future()
+    future.set_result(fn(*args))
+    return future
+
+
+def _invalid_row_verdict(handler, err: CsvParseError, expected: int, actual: int) -> str:
+    """Calls a pyarrow-style ``invalid_row_handler`` (it gets a ``pyarrow.csv.InvalidRow``)."""
+    from pyarrow.csv import InvalidRow
+
+    return handler(InvalidRow(expected, actual, err.line, err.reason))

@@ -1,0 +1,141 @@
+"""Byte sources: local paths (read by the C++ engine), file objects, fsspec URLs.
+
+The reader pulls fixed-size blocks in order and, rarely (a type widened after
+the fact, or an error to locate), re-reads a byte range. Sources that cannot
+seek keep nothing extra here; the reader retains what it may need instead.
+"""
+from __future__ import annotations
+
+import io
+import os
+from typing import IO, Any
+
+import numpy as np
+
+from ndp_core import BlockReader
+
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4")
+
+
+class ByteSource:
+    """Sequential block reads with optional random access.
+
+    Example:
+        >>> with open_source("data.csv") as src:
+        ...     block = src.read_block(1 << 20)
+    """
+
+    name: str = "<stream>"
+    random_access: bool = False
+
+    def readinto(self, buf: np.ndarray) -> int:
+        """Fills ``buf`` with the next bytes; returns the count (short at end)."""
+        raise NotImplementedError
+
+    def read_range(self, offset: int, length: int) -> np.ndarray:
+        """The bytes at ``[offset, offset + length)`` (random-access sources only)."""
+        raise NotImplementedError
+
+    def read_block(self, size: int) -> np.ndarray:
+        buf = np.empty(size, dtype=np.uint8)
+        return buf[: self.readinto(buf)]
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "ByteSource":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class PathSource(ByteSource):
+    """A local file read through ``ndp_core.BlockReader`` (pread, GIL released)."""
+
+    random_access = True
+
+    def __init__(self, path: str):
+        self.name = path
+        self._reader = BlockReader(path)
+        self._offset = 0
+
+    def readinto(self, buf: np.ndarray) -> int:
+        n = self._reader.readinto(buf, self._offset)
+        self._offset += n
+        return n
+
+    def read_range(self, offset: int, length: int) -> np.ndarray:
+        buf = np.empty(length, dtype=np.uint8)
+        return buf[: self._reader.readinto(buf, offset)]
+
+    def close(self) -> None:
+        self._reader.close()
+
+
+class FileObjectSource(ByteSource):
+    """A binary file object (``io.BytesIO``, an open file, an fsspec file)."""
+
+    def __init__(self, fileobj: IO[bytes], name: str | None = None, owned: bool = False):
+        self.name = name or getattr(fileobj, "name", None) or f"<{type(fileobj).__name__}>"
+        self._file = fileobj
+        self._owned = owned
+        self._start = fileobj.tell() if _seekable(fileobj) else 0
+        self.random_access = _seekable(fileobj)
+
+    def readinto(self, buf: np.ndarray) -> int:
+        view = memoryview(buf)
+        total = 0
+        while total < len(buf):
+            if hasattr(self._file, "readinto"):
+                n = self._file.readinto(view[total:])
+            else:
+                chunk = self._file.read(len(buf) - total)
+                n = len(chunk)
+                buf[total : total + n] = np.frombuffer(chunk, dtype=np.uint8)
+            if not n:
+                break
+            total += n
+        return total
+
+    def read_range(self, offset: int, length: int) -> np.ndarray:
+        here = self._file.tell()
+        try:
+            self._file.seek(self._start + offset)
+            return self.read_block(length)
+        finally:
+            self._file.seek(here)
+
+    def close(self) -> None:
+        if self._owned:
+            self._file.close()
+
+
+def _seekable(fileobj: Any) -> bool:
+    try:
+        return bool(fileobj.seekable())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def open_source(source: Any) -> ByteSource:
+    """A :class:`ByteSource` for a path, a binary file object or an fsspec URL.
+
+    Compressed files (``.gz``, ``.bz2``, ...) and URLs with a protocol go
+    through fsspec; plain local paths through the C++ block reader.
+    """
+    if isinstance(source, ByteSource):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if "://" in path or path.endswith(_COMPRESSED_SUFFIXES):
+            import fsspec
+
+            fileobj = fsspec.open(path, "rb", compression="infer").open()
+            return FileObjectSource(fileobj, name=path, owned=True)
+        return PathSource(path)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return FileObjectSource(io.BytesIO(bytes(source)), name="<bytes>")
+    if hasattr(source, "read"):
+        return FileObjectSource(source)
+    raise TypeError(f"cannot read CSV from {type(source).__name__}: give a path, URL or binary file")

@@ -1,0 +1,85 @@
+"""Cutting a byte stream into spans that end at line breaks.
+
+Blocks are read in order; each span is the unparsed tail of the previous one
+plus a new block, cut after its last line break. A cut may land inside a
+quoted field; the tokenizer detects that, and :meth:`SpanCutter.recut` joins
+the tail to the following span. Spans never depend on anything but the block
+size, and the parse result never depends on the spans.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from arrow_bridge.kernels.tokenizer import last_line_break_end
+from arrow_bridge.source import ByteSource
+
+MAX_SPAN = (1 << 31) - 1  # field positions are int32
+
+
+@dataclass
+class Span:
+    """Bytes ``buf`` starting at ``offset`` in the file; ``at_eof`` for the last."""
+
+    buf: np.ndarray
+    offset: int
+    at_eof: bool
+    index: int = 0
+
+
+def concat(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
+    out = np.empty(len(head) + len(tail), dtype=np.uint8)
+    out[: len(head)] = head
+    out[len(head):] = tail
+    return out
+
+
+class SpanCutter:
+    """Yields spans of about ``block_size`` bytes from ``source``, starting with
+    ``prefix`` (bytes already read) at file offset ``offset``."""
+
+    def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool):
+        self._source = source
+        self._block_size = block_size
+        self._carry = prefix
+        self._offset = offset
+        self._eof = eof
+        self._count = 0
+
+    def __iter__(self) -> Iterator[Span]:
+        while True:
+            span = self._next()
+            yield span
+            if span.at_eof:
+                return
+
+    def _next(self) -> Span:
+        buf = self._carry
+        while not self._eof:
+            block = np.empty(len(buf) + self._block_size, dtype=np.uint8)
+            block[: len(buf)] = buf
+            n = self._source.readinto(block[len(buf):])
+            buf = block[: len(buf) + n]
+            self._eof = n < self._block_size
+            cut = -1 if self._eof else last_line_break_end(buf, 0, len(buf))
+            if cut > 0:
+                self._carry = buf[cut:]
+                return self._emit(buf[:cut], at_eof=False)
+            if len(buf) > MAX_SPAN:
+                raise ValueError(f"{self._source.name}: a record is larger than 2 GiB")
+        self._carry = buf[:0]
+        return self._emit(buf, at_eof=True)
+
+    def _emit(self, buf: np.ndarray, at_eof: bool) -> Span:
+        span = Span(buf, self._offset, at_eof, self._count)
+        self._offset += len(buf)
+        self._count += 1
+        return span
+
+
+def recut(tail: np.ndarray, tail_offset: int, following: Span) -> Span:
+    """The span that continues after a cut inside a record: the previous span's
+    unparsed tail joined to the span that followed it."""
+    return Span(concat(tail, following.buf), tail_offset, following.at_eof, following.index)

@@ -1,0 +1,1 @@
+"""The emulated computational SSD. Not built yet: see the open issue."""
