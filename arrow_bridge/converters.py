@@ -25,17 +25,22 @@ class TokenizedSpan:
     """The tokenizer's output for one span, plus what converters need."""
 
     buf: np.ndarray  # the span's bytes
-    starts: np.ndarray  # [rows, ncols] int64 field starts
+    starts: np.ndarray  # int32 field starts, row-major: [r * ncols + c]
     ends: np.ndarray
-    flags: np.ndarray  # [rows, ncols] uint8 QUOTED/COMPLEX bits
+    flags: np.ndarray  # uint8 QUOTED/COMPLEX bits
     nrows: int
+    ncols: int
     dialect: tuple  # (quote, escape, double_quote) as the kernels take it
     scratch: np.ndarray  # room for the longest field, for unescaping
     counters: np.ndarray
 
+    def field_start(self, row: int, col: int) -> int:
+        return int(self.starts[row * self.ncols + col])
+
     @property
     def kernel_span(self) -> tuple:
-        return (self.buf, self.starts, self.ends, self.flags, self.nrows, self.dialect, self.scratch)
+        return (self.buf, self.starts, self.ends, self.flags, self.nrows, self.ncols, self.dialect,
+                self.scratch)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
 from arrow_bridge.kernels import status as S
 from arrow_bridge.kernels.fields import field_value
@@ -49,13 +50,6 @@ class _Buffered:
         self.eof = len(block) < self.block_size
         self.buf = concat(self.buf, block)
         return True
-
-
-def dialect_args(opts: CsvOptions) -> tuple[int, int, int, bool]:
-    """``(delimiter, quote, escape, double_quote)`` as the tokenizer takes them."""
-    quote = ord(opts.quote_char) if opts.quote_char else -1
-    escape = ord(opts.escape_char) if opts.escape_char else -1
-    return ord(opts.delimiter), quote, escape, opts.double_quote
 
 
 def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
@@ -99,14 +93,14 @@ def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool =
 
 def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], int]:
     """The decoded fields of the record at ``pos`` and the position after it."""
-    delim, quote, escape, double_quote = dialect_args(opts)
+    dialect = Dialect.from_options(opts)
     capacity = 256
     while True:
         starts = np.empty(capacity, dtype=np.int64)
         ends = np.empty(capacity, dtype=np.int64)
         flags = np.empty(capacity, dtype=np.uint8)
-        status, n, next_pos = split_record(data.buf, pos, len(data.buf), data.eof, delim, quote,
-                                           escape, double_quote, starts, ends, flags)
+        status, n, next_pos = split_record(data.buf, pos, len(data.buf), data.eof,
+                                           *dialect.scan_args, starts, ends, flags)
         if status == S.OUT_OF_SPACE:
             capacity *= 4
         elif status == S.NEEDS_MORE:
@@ -117,10 +111,9 @@ def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], i
         else:
             break
     scratch = np.empty(max(int((ends[:n] - starts[:n]).max(initial=0)), 1), dtype=np.uint8)
-    dialect = (np.int64(quote), np.int64(escape), double_quote)
     values = []
     for i in range(n):
-        src, s, e = field_value(data.buf, starts[i], ends[i], flags[i], dialect, scratch)
+        src, s, e = field_value(data.buf, starts[i], ends[i], flags[i], dialect.unescape_args, scratch)
         values.append(bytes(src[s:e]))
     return values, next_pos
 

@@ -22,7 +22,8 @@ from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
 from arrow_bridge.kernels import status as S
 from arrow_bridge.kernels.tokenizer import count_line_breaks, empty_counters, split_record, tokenize
 from arrow_bridge.options import CsvOptions
-from arrow_bridge.preamble import Preamble, dialect_args, read_preamble
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.preamble import Preamble, read_preamble
 from arrow_bridge.source import ByteSource
 from arrow_bridge.spans import Span, SpanCutter, recut
 
@@ -63,7 +64,7 @@ class CsvReader:
         self.opts = opts
         self.rules = ValueRules.from_options(opts)
         self.inferring = InferringConverter(self.rules)
-        self.delim, self.quote, self.escape, self.double_quote = dialect_args(opts)
+        self.dialect = Dialect.from_options(opts)
         self.counters = empty_counters()
 
     # ---- driver -------------------------------------------------------------------------
@@ -151,14 +152,13 @@ class CsvReader:
     def _tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> Optional[TokenizedSpan]:
         capacity = count_line_breaks(buf, 0, len(buf)) + 1
         ncols = len(self.names)
-        starts = np.empty((capacity, ncols), dtype=np.int32)
-        ends = np.empty((capacity, ncols), dtype=np.int32)
-        flags = np.empty((capacity, ncols), dtype=np.uint8)
+        starts = np.empty(capacity * ncols, dtype=np.int32)
+        ends = np.empty(capacity * ncols, dtype=np.int32)
+        flags = np.empty(capacity * ncols, dtype=np.uint8)
         bad_rows = np.empty((_BAD_ROWS_KEPT, 2), dtype=np.int64)
         skip_bad = self.opts.on_bad_lines != "error"
-        status, nrows, pos = tokenize(buf, 0, len(buf), at_eof, ncols, self.delim, self.quote,
-                                      self.escape, self.double_quote, skip_bad, starts, ends, flags,
-                                      bad_rows, result.counters)
+        status, nrows, pos = tokenize(buf, 0, len(buf), at_eof, ncols, *self.dialect.scan_args,
+                                      skip_bad, starts, ends, flags, bad_rows, result.counters)
         result.status, result.nrows = status, nrows
         if status not in (S.OK, S.NEEDS_MORE):
             result.error_at = pos
@@ -168,9 +168,9 @@ class CsvReader:
         n_bad = int(result.counters[S.BAD_ROWS])
         result.bad_rows = bad_rows[: min(n_bad, _BAD_ROWS_KEPT)].copy() if n_bad else None
         scratch = np.empty(max(int(result.counters[S.MAX_FIELD_LEN]), 1), dtype=np.uint8)
-        dialect = (np.int64(self.quote), np.int64(self.escape), self.double_quote)
-        return TokenizedSpan(buf, starts[:nrows], ends[:nrows], flags[:nrows], nrows, dialect,
-                             scratch, result.counters)
+        used = nrows * ncols
+        return TokenizedSpan(buf, starts[:used], ends[:used], flags[:used], nrows, ncols,
+                             self.dialect.unescape_args, scratch, result.counters)
 
     def _parse_span(self, span: Span) -> SpanResult:
         result = SpanResult(span)
@@ -188,7 +188,7 @@ class CsvReader:
             else:
                 array, bad_row = self.converters[j](tokens, plan.index)
                 if array is None:
-                    offset = int(tokens.starts[bad_row, plan.index])
+                    offset = tokens.field_start(bad_row, plan.index)
                     if result.bad_value is None or bad_row < result.bad_value[0]:
                         result.bad_value = (bad_row, j, offset)
                 result.columns.append(array)
@@ -230,8 +230,8 @@ class CsvReader:
         buf = span.buf
         starts = np.empty(len(self.names) + 64, dtype=np.int64)
         ends, flags = np.empty_like(starts), np.empty(len(starts), dtype=np.uint8)
-        status, nfields, end = split_record(buf, offset, len(buf), True, self.delim, self.quote,
-                                            self.escape, self.double_quote, starts, ends, flags)
+        status, nfields, end = split_record(buf, offset, len(buf), True, *self.dialect.scan_args,
+                                            starts, ends, flags)
         got = f"{nfields}" if status != S.OUT_OF_SPACE else f"more than {len(starts)}"
         text = bytes(buf[offset:end]).rstrip(b"\r\n").decode("utf-8", "replace")
         if len(text) > 100:
@@ -247,8 +247,7 @@ class CsvReader:
     def _field_text(self, buf: np.ndarray, offset: int) -> str:
         starts = np.empty(1, np.int64)
         ends, flags = np.empty(1, np.int64), np.empty(1, np.uint8)
-        split_record(buf, offset, len(buf), True, self.delim, self.quote, self.escape,
-                     self.double_quote, starts, ends, flags)
+        split_record(buf, offset, len(buf), True, *self.dialect.scan_args, starts, ends, flags)
         return bytes(buf[starts[0]:ends[0]]).decode("utf-8", "replace")
 
     # ---- settling inferred types and assembling --------------------------------------------------

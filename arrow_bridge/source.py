@@ -136,6 +136,8 @@ def open_source(source: Any) -> ByteSource:
         return PathSource(path)
     if isinstance(source, (bytes, bytearray, memoryview)):
         return FileObjectSource(io.BytesIO(bytes(source)), name="<bytes>")
+    if isinstance(source, io.TextIOBase):
+        raise TypeError("open the file in binary mode ('rb'): the reader decodes UTF-8 itself")
     if hasattr(source, "read"):
         return FileObjectSource(source)
     raise TypeError(f"cannot read CSV from {type(source).__name__}: give a path, URL or binary file")

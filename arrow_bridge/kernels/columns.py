@@ -6,8 +6,8 @@ convert stops the kernel with ``BAD_VALUE`` and its row; the caller then tries
 the next inferred type or reports the error. Null slots hold zeros, so the
 buffers are identical whichever path produced them.
 
-``span`` is ``(buf, starts, ends, flags, nrows, dialect, scratch)`` as made by
-the tokenizer; ``nulls`` is a spelling set (see :mod:`.fields`).
+``span`` is ``(buf, starts, ends, flags, nrows, ncols, dialect, scratch)`` as
+made by the tokenizer (field ``(r, c)`` at flat index ``r * ncols + c``); ``nulls`` is a spelling set (see :mod:`.fields`).
 """
 import numba as nb
 import numpy as np
@@ -29,16 +29,17 @@ from arrow_bridge.kernels.status import (
 )
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _value(span, row, col):
     """``(flag, src, start, end)``: the decoded bytes of one field."""
-    buf, starts, ends, flags, _, dialect, scratch = span
-    flag = flags[row, col]
-    src, s, e = field_value(buf, starts[row, col], ends[row, col], flag, dialect, scratch)
+    buf, starts, ends, flags, _, ncols, dialect, scratch = span
+    i = row * ncols + col
+    flag = flags[i]
+    src, s, e = field_value(buf, starts[i], ends[i], flag, dialect, scratch)
     return flag, src, s, e
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _is_null(flag, src, start, end, nulls, quoted_nulls):
     if (flag & QUOTED) and not quoted_nulls:
         return False
@@ -140,10 +141,10 @@ def convert_bools(span, col, nulls, quoted_nulls, trues, falses, out_bits, valid
 @nb.njit(nogil=True, cache=True)
 def string_bytes_upper_bound(span, col):
     """Sum of the column's raw field lengths: enough room for its values."""
-    _, starts, ends, _, nrows, _, _ = span
+    _, starts, ends, _, nrows, ncols, _, _ = span
     total = 0
     for r in range(nrows):
-        total += ends[r, col] - starts[r, col]
+        total += ends[r * ncols + col] - starts[r * ncols + col]
     return total
 
 

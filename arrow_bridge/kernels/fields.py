@@ -44,7 +44,7 @@ def unescape(buf, start, end, quote, escape, double_quote, out):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def field_value(buf, start, end, flag, dialect, scratch):
     """The decoded bytes of a field as ``(array, start, end)``.
 
@@ -59,7 +59,7 @@ def field_value(buf, start, end, flag, dialect, scratch):
     return buf, start, end
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def in_spelling_set(src, start, end, spellings):
     """Whether ``src[start:end]`` equals one of the spellings.
 
@@ -84,7 +84,7 @@ def in_spelling_set(src, start, end, spellings):
     return False
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def set_valid(validity, row):
     validity[row >> 3] |= np.uint8(1 << (row & 7))
 

@@ -38,8 +38,8 @@ One pass validates the field and accumulates the first digits into a
    than a slow value.
 3. With more than 19 significant digits ``w`` holds the first 19 (truncated),
    so the value lies in ``[w, w+1) * 10**q``; if both ends round to the same
-   float that float is the answer, otherwise (rare: a tie is within 1e-19
-   relative) we take the exact path.
+   float that float is the answer; only when a rounding boundary falls inside
+   that 1e-19-relative interval do we take the exact path.
 4. Exact path: compare the decimal with the halfway point between candidate
    neighbouring floats using big-integer arithmetic (``uint32`` limbs in
    ``uint64`` words) and step the candidate until it is bracketed. Only the
@@ -71,7 +71,9 @@ _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U3 = np.uint64(3)
+_U9 = np.uint64(9)
 _U10 = np.uint64(10)
+_U48 = np.uint64(48)
 _U32 = np.uint64(32)
 _U63 = np.uint64(63)
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -87,9 +89,10 @@ _EXP_SATURATION = 1_000_000_000_000
 
 # Significant digits kept by the exact path (see module docstring).
 _MAX_DIGITS = 800
-# uint32 limbs per big integer: the largest operand is ~4760 bits (800 digits
-# times 5**308 shifted by 1383 bits, or 5**1123 times a 54-bit odd number
-# shifted by 2093 bits), so 6400 bits leaves a comfortable margin.
+# uint32 limbs per big integer. Both sides of a comparison are about the size
+# of the value times 10**-e: at most ~2700 bits (800 digits, or 5**1123 times
+# a 54-bit odd number); 6400 bits leaves a wide margin. Verified with
+# NUMBA_BOUNDSCHECK=1 on extreme inputs.
 _LIMBS = 200
 
 _SIGN64 = np.uint64(1 << 63)
@@ -253,6 +256,18 @@ def _scan_exponent(buf, i, end):
 
 
 @nb.njit(nogil=True, cache=True)
+def _accumulate_digits(buf, i, end, w):
+    """``(index of the first non-digit, w * 10**n + digits)`` (wrapping)."""
+    while i < end:
+        d = np.uint64(buf[i]) - _U48  # wraps around below '0': one compare
+        if d > _U9:
+            break
+        w = w * _U10 + d
+        i += 1
+    return i, w
+
+
+@nb.njit(nogil=True, cache=True)
 def _scan_number(buf, i, end, decimal_point):
     """Validates ``mantissa exponent?`` filling ``[i, end)`` exactly.
 
@@ -261,18 +276,12 @@ def _scan_number(buf, i, end, decimal_point):
     its last digit and ``exp`` the explicit exponent.
     """
     int_start = i
-    w = _U0
-    while i < end and _is_digit(buf[i]):
-        w = w * _U10 + np.uint64(buf[i] - 48)
-        i += 1
+    i, w = _accumulate_digits(buf, i, end, _U0)
     int_end = i
     frac_start = i
     if i < end and buf[i] == decimal_point:
-        i += 1
-        frac_start = i
-        while i < end and _is_digit(buf[i]):
-            w = w * _U10 + np.uint64(buf[i] - 48)
-            i += 1
+        frac_start = i + 1
+        i, w = _accumulate_digits(buf, frac_start, end, w)
     frac_end = i
     if int_end == int_start and frac_end == frac_start:
         return False, w, 0, int_start, int_end, frac_start, frac_end, 0
@@ -632,7 +641,7 @@ def _parse_f64(buf, start, end, decimal_point):
     if too_many:
         w, q = _first_19_digits(buf, int_start, int_end, frac_start, frac_end, exp)
     elif w <= _MAX_FAST_MANTISSA64 and -22 <= q <= 22:
-        value = np.float64(w)
+        value = np.float64(np.int64(w))  # w < 2**63: one cvtsi2sd
         value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
         return True, -value if negative else value, False
     bits, decided = _decimal_to_bits(w, q, too_many, 52, -1023, 0x7FF, -342, 308, -4, 23)

@@ -52,6 +52,27 @@ def _hex_bits(src, start, end, bits):
     return True, True, value
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _short_decimal(src, start, end, bits):
+    """``(ok, value)`` for ``-?[0-9]{1,18}``: the common case, in int64 arithmetic."""
+    negative = start < end and src[start] == 45
+    if negative:
+        start += 1
+    if not 0 < end - start <= 18:
+        return False, np.int64(0)
+    value = np.int64(0)
+    for i in range(start, end):
+        d = np.int64(src[i]) - 48
+        if d < 0 or d > 9:
+            return False, np.int64(0)
+        value = value * 10 + d
+    if bits < 64:
+        limit = np.int64(1) << (bits - 1)
+        if value > limit or (value == limit and not negative):
+            return False, np.int64(0)
+    return True, -value if negative else value
+
+
 @nb.njit(nogil=True, cache=True)
 def parse_signed(src, start, end, bits):
     """``(ok, value)`` for a ``bits``-wide signed integer field.
@@ -59,6 +80,9 @@ def parse_signed(src, start, end, bits):
     >>> parse_signed(np.frombuffer(b" -42", np.uint8), 0, 4, 64)
     (True, -42)
     """
+    ok, value = _short_decimal(src, start, end, bits)
+    if ok:
+        return ok, value
     start, end = trim(src, start, end)
     is_hex, ok, pattern = _hex_bits(src, start, end, bits)
     half = np.uint64(1) << np.uint64(bits - 1)
@@ -68,8 +92,11 @@ def parse_signed(src, start, end, bits):
         if pattern >= half:  # sign-extend the two's-complement pattern
             return True, -np.int64((half << np.uint64(1)) - pattern - np.uint64(1)) - 1
         return True, np.int64(pattern)
+    ok, value = _short_decimal(src, start, end, bits)
+    if ok:
+        return ok, value
     negative = start < end and src[start] == 45
-    ok, magnitude = _decimal_magnitude(src, start + negative, end)
+    ok, magnitude = _decimal_magnitude(src, start + 1 if negative else start, end)
     if not ok:
         return False, np.int64(0)
     if negative:

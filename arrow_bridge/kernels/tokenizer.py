@@ -71,10 +71,21 @@ def last_line_break_end(buf, start, end):
     return -1
 
 
-@nb.njit(nogil=True, cache=True)
-def _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote):
+def byte_classes(delim: int, escape: int) -> np.ndarray:
+    """The table the field scanner consults per byte: 1 where a byte may end
+    an unquoted field (delimiter, CR, LF) or is the escape character."""
+    table = np.zeros(256, dtype=np.uint8)
+    for c in (delim, LF, CR, escape):
+        if c >= 0:
+            table[c] = 1
+    return table
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _skip_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
     """Scans one field from ``pos``; returns (end position, flags, status)."""
     flags = 0
+    after_quote = -1
     if pos < end and buf[pos] == quote:
         flags = QUOTED
         pos += 1
@@ -98,23 +109,24 @@ def _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote):
                 pos += 2
                 continue
             pos += 1
+        after_quote = pos
     while pos < end:
         c = buf[pos]
-        if c == delim or c == LF or c == CR:
-            break
-        if c == escape:
+        if special[c]:
+            if c != escape:
+                break
             flags |= COMPLEX
             pos += 2
             continue
-        if flags & QUOTED:
-            flags |= COMPLEX  # text after the closing quote joins the value
         pos += 1
     if pos > end:  # an escape character was the last byte
-        return end, flags, (OK if at_eof else NEEDS_MORE)
+        return end, flags | COMPLEX, (OK if at_eof else NEEDS_MORE)
+    if after_quote >= 0 and pos != after_quote:
+        flags |= COMPLEX  # text after the closing quote joins the value
     return pos, flags, OK
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _record_end(buf, pos, end):
     """Position after the line end at ``pos`` (LF, CRLF or CR)."""
     if pos < end and buf[pos] == CR and pos + 1 < end and buf[pos + 1] == LF:
@@ -123,23 +135,22 @@ def _record_end(buf, pos, end):
 
 
 @nb.njit(nogil=True, cache=True)
-def tokenize(buf, start, end, at_eof, ncols, delim, quote, escape, double_quote,
+def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, double_quote,
              skip_bad_rows, starts, ends, flags, bad_rows, counters):
     """Splits ``buf[start:end]`` into records of ``ncols`` fields.
 
-    Writes row ``r``'s field ``j`` to ``starts[r, j]``, ``ends[r, j]``,
-    ``flags[r, j]``. Empty lines are skipped. A record with another field count
-    is an error, or, when ``skip_bad_rows``, is left out and its start offset
-    recorded in ``bad_rows`` (with its field count in ``counters``).
+    Writes row ``r``'s field ``j`` at index ``r * ncols + j`` of the flat
+    arrays ``starts``, ``ends``, ``flags``. Empty lines are skipped. A record
+    with another field count is an error, or, when ``skip_bad_rows``, is left
+    out and its start offset and field count recorded in ``bad_rows``.
 
-    Returns ``(status, rows, position)``: with ``OK``, ``position`` is where
-    parsing stopped (``end``); with ``NEEDS_MORE`` (span ends inside a record
-    and not ``at_eof``), the end of the last complete record; with an error,
-    the offset of the offending record or field.
+    Returns ``(status, rows, position)``: with ``OK``, ``position`` is ``end``;
+    with ``NEEDS_MORE`` (the span ends inside a record and not ``at_eof``), the
+    end of the last complete record; with an error, the offending record's start.
     """
     pos = start
     rows = 0
-    capacity = starts.shape[0]
+    capacity = starts.shape[0] // max(ncols, 1)
     max_len = counters[MAX_FIELD_LEN]
     n_bad = 0
     while pos < end:
@@ -148,17 +159,19 @@ def tokenize(buf, start, end, at_eof, ncols, delim, quote, escape, double_quote,
             pos += 1
             continue
         record_start = pos
+        base = rows * ncols
         nfields = 0
         status = OK
         while True:
             field_start = pos
-            pos, field_flags, status = _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote)
+            pos, field_flags, status = _skip_field(buf, pos, end, at_eof, special, quote, escape,
+                                                   double_quote)
             if status != OK:
                 break
             if nfields < ncols and rows < capacity:
-                starts[rows, nfields] = field_start
-                ends[rows, nfields] = pos
-                flags[rows, nfields] = field_flags
+                starts[base + nfields] = field_start
+                ends[base + nfields] = pos
+                flags[base + nfields] = field_flags
             if pos - field_start > max_len:
                 max_len = pos - field_start
             nfields += 1
@@ -195,7 +208,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, quote, escape, double_quote,
 
 
 @nb.njit(nogil=True, cache=True)
-def split_record(buf, start, end, at_eof, delim, quote, escape, double_quote, starts, ends, flags):
+def split_record(buf, start, end, at_eof, delim, special, quote, escape, double_quote, starts, ends, flags):
     """Tokenizes the single record at ``buf[start:]`` (header or skipped row).
 
     Leading empty lines are skipped. Returns ``(status, nfields, next_pos)``;
@@ -210,7 +223,7 @@ def split_record(buf, start, end, at_eof, delim, quote, escape, double_quote, st
     nfields = 0
     while True:
         field_start = pos
-        pos, field_flags, status = _skip_field(buf, pos, end, at_eof, delim, quote, escape, double_quote)
+        pos, field_flags, status = _skip_field(buf, pos, end, at_eof, special, quote, escape, double_quote)
         if status != OK:
             return (NEEDS_MORE if not at_eof or status == NEEDS_MORE else status), nfields, field_start
         if nfields >= starts.shape[0]:

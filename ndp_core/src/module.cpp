@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 
 #include <stdexcept>
+#include <system_error>
 
 #include "block_reader.hpp"
 
@@ -22,6 +23,17 @@ std::uint8_t* writable_bytes(py::buffer& buffer, std::size_t& capacity) {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ndp_core C++ engine: page I/O for the host and device paths.";
+
+  // I/O failures become OSError(errno, message), so Python picks the usual
+  // subclass (FileNotFoundError, PermissionError, ...).
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const std::system_error& e) {
+      py::object exc = py::module_::import("builtins").attr("OSError")(e.code().value(), e.what());
+      PyErr_SetObject(PyExc_OSError, exc.ptr());
+    }
+  });
 
   py::class_<ndp::BlockReader>(m, "BlockReader", R"doc(
 Positional reads of one file into caller-owned buffers, GIL released.

@@ -1,0 +1,172 @@
+"""The reader end to end: sources, options, blocks and threads, pandas output."""
+import gzip
+import io
+import os
+
+import fsspec
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+
+import arrow_bridge
+
+HEADER = b"id,name,price,day,ok\n"
+BODY = (
+    b'1,"Smith, J",1.25,2020-01-01,true\n'
+    b'2,"multi\nline",,2020-01-02,false\n'
+    b"3,plain,3.5e2,2020-01-03,\n"
+)
+CSV = HEADER + BODY
+
+
+@pytest.fixture
+def csv_path(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(HEADER + BODY * 50)
+    return path
+
+
+def reference(data: bytes = CSV, **kw) -> pa.Table:
+    return pacsv.read_csv(io.BytesIO(data), parse_options=pacsv.ParseOptions(newlines_in_values=True), **kw)
+
+
+@pytest.mark.parametrize("block_size", [1, 7, 64, 1 << 20])
+@pytest.mark.parametrize("n_threads", [1, 2, 4])
+def test_same_table_for_every_block_size_and_thread_count(csv_path, block_size, n_threads):
+    table = arrow_bridge.read_csv(csv_path, block_size=block_size, n_threads=n_threads)
+    assert table.equals(pacsv.read_csv(csv_path, parse_options=pacsv.ParseOptions(newlines_in_values=True)))
+
+
+def test_sources_path_fileobj_bytes_fsspec_and_gzip(csv_path, tmp_path):
+    expected = arrow_bridge.read_csv(csv_path)
+    with open(csv_path, "rb") as fh:
+        assert arrow_bridge.read_csv(fh).equals(expected)
+    assert arrow_bridge.read_csv(csv_path.read_bytes()).equals(expected)
+    assert arrow_bridge.read_csv(str(csv_path)).equals(expected)
+    assert arrow_bridge.read_csv(f"file://{csv_path}").equals(expected)
+    with fsspec.open("memory://data/t.csv", "wb") as fh:
+        fh.write(csv_path.read_bytes())
+    assert arrow_bridge.read_csv("memory://data/t.csv").equals(expected)
+    gz = tmp_path / "t.csv.gz"
+    gz.write_bytes(gzip.compress(csv_path.read_bytes()))
+    assert arrow_bridge.read_csv(gz).equals(expected)
+
+
+def test_text_mode_file_is_rejected(csv_path):
+    with open(csv_path, "r") as fh, pytest.raises(TypeError, match="binary"):
+        arrow_bridge.read_csv(fh)
+
+
+def test_pandas_keywords():
+    data = b"skip me\na;b;c\n1;x;2,5\n2;NA;3\n"
+    table = arrow_bridge.read_csv(io.BytesIO(data), sep=";", skiprows=1, usecols=["c", "a"],
+                                  dtype={"a": "int32"}, decimal=",")
+    assert table.schema.names == ["c", "a"]
+    assert table.column("a").type == pa.int32()
+    assert table.column("c").to_pylist() == [2.5, 3.0]
+
+
+def test_header_and_names():
+    data = b"1,2\n3,4\n"
+    assert arrow_bridge.read_csv(io.BytesIO(data), header=None).schema.names == ["f0", "f1"]
+    named = arrow_bridge.read_csv(io.BytesIO(data), names=["a", "b"])
+    assert named.num_rows == 2 and named.schema.names == ["a", "b"]
+    replaced = arrow_bridge.read_csv(io.BytesIO(b"x,y\n1,2\n"), names=["a", "b"], header=0)
+    assert replaced.to_pydict() == {"a": [1], "b": [2]}
+
+
+def test_na_true_false_values_extend_the_defaults():
+    data = b"a,b\n-,yes\n1,no\n"
+    table = arrow_bridge.read_csv(io.BytesIO(data), na_values=["-"], true_values=["yes"],
+                                  false_values=["no"])
+    assert table.to_pydict() == {"a": [None, 1], "b": [True, False]}
+    table = arrow_bridge.read_csv(io.BytesIO(b"a\nNA\n"), keep_default_na=False)
+    assert table.column("a").to_pylist() == ["NA"]
+
+
+def test_pyarrow_option_objects():
+    ro = pacsv.ReadOptions(column_names=["p", "q"], skip_rows=1)
+    po = pacsv.ParseOptions(delimiter="|")
+    co = pacsv.ConvertOptions(column_types={"q": pa.string()}, include_columns=["q"])
+    data = b"junk\n1|2\n3|4\n"
+    assert arrow_bridge.read_csv(io.BytesIO(data), read_options=ro, parse_options=po,
+                                 convert_options=co).equals(
+        pacsv.read_csv(io.BytesIO(data), read_options=ro, parse_options=po, convert_options=co))
+
+
+def test_usecols_positions_and_missing_columns():
+    data = b"a,b,c\n1,2,3\n"
+    assert arrow_bridge.read_csv(io.BytesIO(data), usecols=[2, 0]).schema.names == ["c", "a"]
+    with pytest.raises(KeyError, match="zz"):
+        arrow_bridge.read_csv(io.BytesIO(data), usecols=["zz"])
+    co = pacsv.ConvertOptions(include_columns=["a", "zz"], include_missing_columns=True)
+    assert arrow_bridge.read_csv(io.BytesIO(data), convert_options=co).equals(
+        pacsv.read_csv(io.BytesIO(data), convert_options=co))
+
+
+@pytest.mark.parametrize("nrows", [0, 1, 3, 1000])
+def test_nrows(csv_path, nrows):
+    table = arrow_bridge.read_csv(csv_path, nrows=nrows, block_size=64)
+    assert table.equals(arrow_bridge.read_csv(csv_path).slice(0, nrows))
+
+
+def test_type_widening_in_a_late_block_retypes_earlier_chunks(tmp_path):
+    path = tmp_path / "w.csv"
+    path.write_bytes(b"x\n" + b"1\n" * 5000 + b"2.5\n" + b"7\n" * 10 + b"true\n")
+    for threads in (1, 2):
+        table = arrow_bridge.read_csv(path, block_size=1000, n_threads=threads)
+        assert table.equals(pacsv.read_csv(path))
+        assert table.column("x").type == pa.string()
+
+
+def test_widening_from_a_non_seekable_stream():
+    class Pipe(io.RawIOBase):
+        def __init__(self, data):
+            self._inner = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            return self._inner.readinto(b)
+
+    data = b"x\n" + b"1\n" * 3000 + b"2.5\n"
+    table = arrow_bridge.read_csv(Pipe(data), block_size=512)
+    assert table.equals(pacsv.read_csv(io.BytesIO(data)))
+
+
+def test_bom_crlf_and_missing_trailing_newline():
+    data = b"\xef\xbb\xbfa,b\r\n1,2\r\n3,4"
+    assert arrow_bridge.read_csv(io.BytesIO(data)).equals(reference(data))
+
+
+def test_header_only_and_empty_files():
+    assert arrow_bridge.read_csv(io.BytesIO(b"a,b\n")).equals(reference(b"a,b\n"))
+    with pytest.raises(arrow_bridge.CsvParseError, match="empty"):
+        arrow_bridge.read_csv(io.BytesIO(b""))
+
+
+def test_read_pandas_backends(csv_path):
+    df = arrow_bridge.read_pandas(csv_path)
+    assert isinstance(df.dtypes["id"], pd.ArrowDtype)
+    np_df = arrow_bridge.read_pandas(csv_path, dtype_backend="numpy")
+    assert str(np_df.dtypes["id"]) == "int64"
+    nullable = arrow_bridge.read_pandas(csv_path, dtype_backend="numpy_nullable")
+    assert str(nullable.dtypes["price"]) == "Float64"
+    with pytest.raises(ValueError):
+        arrow_bridge.read_pandas(csv_path, dtype_backend="nope")
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError, match="sepp"):
+        arrow_bridge.read_csv(io.BytesIO(CSV), sepp=";")
+
+
+def test_cli_prints_schema_and_speed(csv_path, capsys):
+    from arrow_bridge.cli import main
+
+    assert main([str(csv_path), "--threads", "1", "--head", "2", "--compare-pyarrow"]) == 0
+    out = capsys.readouterr().out
+    assert "id: int64" in out and "rows: 150" in out and "pyarrow.csv" in out
+    assert main([os.fspath(csv_path) + ".missing"]) == 1

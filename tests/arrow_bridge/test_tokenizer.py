@@ -1,0 +1,94 @@
+"""The tokenizer kernel: records, fields, flags, cuts inside quotes."""
+import numpy as np
+import pytest
+
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.tokenizer import count_line_breaks, last_line_break_end, split_record, tokenize
+from arrow_bridge.options import CsvOptions
+
+
+def as_buf(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype=np.uint8).copy()
+
+
+def run(data: bytes, ncols: int, at_eof: bool = True, skip_bad: bool = False, **dialect):
+    buf = as_buf(data)
+    d = Dialect.from_options(CsvOptions(**dialect))
+    cap = (count_line_breaks(buf, 0, len(buf)) + 1) * ncols
+    starts, ends = np.zeros(cap, np.int32), np.zeros(cap, np.int32)
+    flags = np.zeros(cap, np.uint8)
+    bad = np.zeros((16, 2), np.int64)
+    counters = np.zeros(S.N_COUNTERS, np.int64)
+    status, rows, pos = tokenize(buf, 0, len(buf), at_eof, ncols, *d.scan_args, skip_bad,
+                                 starts, ends, flags, bad, counters)
+    fields = [data[s:e] for s, e in zip(starts[: rows * ncols], ends[: rows * ncols])]
+    return status, rows, pos, fields, flags[: rows * ncols].tolist(), counters, bad
+
+
+def test_plain_records_and_line_ends():
+    status, rows, pos, fields, flags, counters, _ = run(b"a,b\r\nc,d\re,f\n", 2)
+    assert (status, rows, pos) == (S.OK, 3, 13)
+    assert fields == [b"a", b"b", b"c", b"d", b"e", b"f"]
+    assert set(flags) == {0}
+    assert counters[S.ROWS] == 3 and counters[S.FIELDS] == 6 and counters[S.BYTES_SCANNED] == 13
+
+
+def test_quoted_fields_keep_their_quotes_and_are_flagged():
+    status, rows, _, fields, flags, _, _ = run(b'"a,b","c""d"\n"x\ny",z\n', 2)
+    assert (status, rows) == (S.OK, 2)
+    assert fields == [b'"a,b"', b'"c""d"', b'"x\ny"', b"z"]
+    assert flags == [S.QUOTED, S.QUOTED | S.COMPLEX, S.QUOTED, 0]
+
+
+def test_text_after_closing_quote_needs_unescaping():
+    _, _, _, fields, flags, _, _ = run(b'"ab"c\n', 1)
+    assert fields == [b'"ab"c'] and flags == [S.QUOTED | S.COMPLEX]
+
+
+def test_empty_lines_are_skipped():
+    _, rows, _, fields, _, _, _ = run(b"\n\na\n\r\n\rb\n", 1)
+    assert rows == 2 and fields == [b"a", b"b"]
+
+
+def test_cut_inside_quotes_asks_for_more():
+    status, rows, pos, fields, _, _, _ = run(b'a,b\n"x\n', 2, at_eof=False)
+    assert (status, rows, pos) == (S.NEEDS_MORE, 1, 4)
+
+
+def test_unterminated_quote_at_eof_is_an_error():
+    status, rows, pos, *_ = run(b'a\n"x\n', 1)
+    assert (status, rows, pos) == (S.UNTERMINATED_QUOTE, 1, 2)
+
+
+def test_wrong_field_count_stops_or_is_skipped():
+    status, rows, pos, *_ = run(b"a,b\nc\nd,e\n", 2)
+    assert (status, rows, pos) == (S.BAD_ROW, 1, 4)
+    status, rows, _, fields, _, counters, bad = run(b"a,b\nc\nd,e\n", 2, skip_bad=True)
+    assert (status, rows) == (S.OK, 2) and fields == [b"a", b"b", b"d", b"e"]
+    assert counters[S.BAD_ROWS] == 1 and bad[0].tolist() == [4, 1]
+
+
+def test_escape_character_and_custom_delimiter():
+    _, rows, _, fields, flags, _, _ = run(b"a\\;b;c\n", 2, delimiter=";", escape_char="\\")
+    assert rows == 1 and fields == [b"a\\;b", b"c"] and flags == [S.COMPLEX, 0]
+
+
+def test_line_break_helpers():
+    buf = as_buf(b"a\r\nb\rc\nd")
+    assert count_line_breaks(buf, 0, len(buf)) == 3
+    assert last_line_break_end(buf, 0, len(buf)) == 7
+    assert last_line_break_end(as_buf(b"ab\r"), 0, 3) == -1  # its LF may follow
+    assert last_line_break_end(as_buf(b"abc"), 0, 3) == -1
+
+
+@pytest.mark.parametrize("capacity, expected", [(1, S.OUT_OF_SPACE), (8, S.OK)])
+def test_split_record_respects_capacity(capacity, expected):
+    buf = as_buf(b"x,y,z\n1")
+    d = Dialect.from_options(CsvOptions())
+    starts, ends = np.zeros(capacity, np.int64), np.zeros(capacity, np.int64)
+    flags = np.zeros(capacity, np.uint8)
+    status, n, pos = split_record(buf, 0, len(buf), True, *d.scan_args, starts, ends, flags)
+    assert status == expected
+    if status == S.OK:
+        assert (n, pos) == (3, 6)
