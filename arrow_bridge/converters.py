@@ -25,22 +25,24 @@ class TokenizedSpan:
     """The tokenizer's output for one span, plus what converters need."""
 
     buf: np.ndarray  # the span's bytes
-    starts: np.ndarray  # int32 field starts, row-major: [r * ncols + c]
-    ends: np.ndarray
-    flags: np.ndarray  # uint8 QUOTED/COMPLEX bits
+    row_starts: np.ndarray  # int32 record starts
+    ends: np.ndarray  # int32 field ends, column-major: [c * capacity + r]
+    flags: np.ndarray  # uint8 QUOTED/COMPLEX bits, same layout
     nrows: int
-    ncols: int
+    capacity: int
     dialect: tuple  # (quote, escape, double_quote) as the kernels take it
     scratch: np.ndarray  # room for the longest field, for unescaping
     counters: np.ndarray
 
     def field_start(self, row: int, col: int) -> int:
-        return int(self.starts[row * self.ncols + col])
+        if col == 0:
+            return int(self.row_starts[row])
+        return int(self.ends[(col - 1) * self.capacity + row]) + 1
 
     @property
     def kernel_span(self) -> tuple:
-        return (self.buf, self.starts, self.ends, self.flags, self.nrows, self.ncols, self.dialect,
-                self.scratch)
+        return (self.buf, self.row_starts, self.ends, self.flags, self.nrows, self.capacity,
+                self.dialect, self.scratch)
 
 
 @dataclass(frozen=True)
@@ -77,22 +79,36 @@ def _wrap(type_: pa.DataType, nrows: int, validity: np.ndarray, null_count: int,
     return pa.Array.from_buffers(type_, nrows, [bitmap, *map(pa.py_buffer, buffers)], null_count=null_count)
 
 
-def _fixed_width(type_: pa.DataType, dtype, run) -> Converter:
-    """A converter for a fixed-width type; ``run(span, col, out, validity)``
-    calls the kernel and returns ``(status, bad_row, null_count)``."""
+_NO_BITS = np.empty(0, dtype=np.uint8)
+_TIME_UNITS = {"s": (0, 1), "ms": (3, 1_000), "us": (6, 1_000_000), "ns": (9, 1_000_000_000)}
+
+
+def _fixed_width(type_: pa.DataType, rules: ValueRules, kind: int, params=(0, 0, 0)) -> Converter:
+    """A converter running ``convert_fixed`` for a fixed-width Arrow type."""
+    is_bool = kind == K.BOOL
+    dtype = None
+    if kind in (K.SIGNED, K.UNSIGNED, K.FLOAT):
+        dtype = type_.to_pandas_dtype()
+    elif kind == K.NULL:
+        dtype = np.uint8  # written (zeros) but never wrapped; shares the bool specialization
+    elif not is_bool:  # temporal values are stored as their integer representation
+        dtype = np.int32 if type_.bit_width == 32 else np.int64
+    params = tuple(np.int64(p) for p in params)
 
     def convert(span: TokenizedSpan, col: int) -> Result:
-        out = np.empty(span.nrows, dtype=dtype)
+        out = np.empty(0 if is_bool else span.nrows, dtype=dtype or np.uint8)
+        bits = _validity(span.nrows) if is_bool else _NO_BITS
         validity = _validity(span.nrows)
-        status, bad_row, null_count = run(span, col, out, validity)
+        status, bad_row, null_count = K.convert_fixed(
+            span.kernel_span, col, rules.nulls, rules.quoted_nulls, kind, params, rules.trues,
+            rules.falses, out, bits, validity, span.counters)
         if status:
             return None, bad_row
-        return _wrap(type_, span.nrows, validity, null_count, out), -1
+        if kind == K.NULL:
+            return pa.nulls(span.nrows), -1
+        return _wrap(type_, span.nrows, validity, null_count, bits if is_bool else out), -1
 
     return convert
-
-
-_TIME_UNITS = {"s": (0, 1), "ms": (3, 1_000), "us": (6, 1_000_000), "ns": (9, 1_000_000_000)}
 
 
 def converter_for(type_: pa.DataType, rules: ValueRules) -> Converter:
@@ -100,58 +116,26 @@ def converter_for(type_: pa.DataType, rules: ValueRules) -> Converter:
 
     >>> conv = converter_for(pa.int32(), ValueRules.from_options(CsvOptions()))
     """
-    n, q = rules.nulls, rules.quoted_nulls
     if pa.types.is_null(type_):
-        return _null_converter(rules)
-    if pa.types.is_signed_integer(type_) or pa.types.is_unsigned_integer(type_):
-        kernel = K.convert_ints if pa.types.is_signed_integer(type_) else K.convert_uints
-        bits = type_.bit_width
-        return _fixed_width(type_, type_.to_pandas_dtype(), lambda s, c, o, v: kernel(
-            s.kernel_span, c, n, q, bits, o, v, s.counters))
+        return _fixed_width(type_, rules, K.NULL)
+    if pa.types.is_signed_integer(type_):
+        return _fixed_width(type_, rules, K.SIGNED, (type_.bit_width, 0, 0))
+    if pa.types.is_unsigned_integer(type_):
+        return _fixed_width(type_, rules, K.UNSIGNED, (type_.bit_width, 0, 0))
     if pa.types.is_floating(type_) and type_.bit_width in (32, 64):
-        single = type_.bit_width == 32
-        return _fixed_width(type_, type_.to_pandas_dtype(), lambda s, c, o, v: K.convert_floats(
-            s.kernel_span, c, n, q, rules.decimal_point, single, o, v, s.counters))
+        return _fixed_width(type_, rules, K.FLOAT, (rules.decimal_point, 0, 0))
     if pa.types.is_boolean(type_):
-        return _bool_converter(rules)
+        return _fixed_width(type_, rules, K.BOOL)
     if pa.types.is_date32(type_):
-        return _fixed_width(type_, np.int32, lambda s, c, o, v: K.convert_dates(
-            s.kernel_span, c, n, q, o, v, s.counters))
-    if pa.types.is_time(type_):
+        return _fixed_width(type_, rules, K.DATE)
+    if pa.types.is_time(type_) or pa.types.is_timestamp(type_):
         digits, per_second = _TIME_UNITS[type_.unit]
-        return _fixed_width(type_, np.int32 if type_.bit_width == 32 else np.int64,
-                            lambda s, c, o, v: K.convert_times(
-                                s.kernel_span, c, n, q, digits, per_second, o, v, s.counters))
-    if pa.types.is_timestamp(type_):
-        digits, per_second = _TIME_UNITS[type_.unit]
-        zoned = type_.tz is not None
-        return _fixed_width(type_, np.int64, lambda s, c, o, v: K.convert_timestamps(
-            s.kernel_span, c, n, q, digits, zoned, per_second, o, v, s.counters))
+        zoned = int(getattr(type_, "tz", None) is not None)
+        kind = K.TIME if pa.types.is_time(type_) else K.TIMESTAMP
+        return _fixed_width(type_, rules, kind, (digits, zoned, per_second))
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return _string_converter(type_, rules)
     raise NotImplementedError(f"reading CSV values as {type_} is not supported")
-
-
-def _null_converter(rules: ValueRules) -> Converter:
-    def convert(span: TokenizedSpan, col: int) -> Result:
-        status, bad_row = K.all_null(span.kernel_span, col, rules.nulls, rules.quoted_nulls)
-        return (None, bad_row) if status else (pa.nulls(span.nrows), -1)
-
-    return convert
-
-
-def _bool_converter(rules: ValueRules) -> Converter:
-    def convert(span: TokenizedSpan, col: int) -> Result:
-        bits = _validity(span.nrows)
-        validity = _validity(span.nrows)
-        status, bad_row, null_count = K.convert_bools(
-            span.kernel_span, col, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
-            bits, validity, span.counters)
-        if status:
-            return None, bad_row
-        return _wrap(pa.bool_(), span.nrows, validity, null_count, bits), -1
-
-    return convert
 
 
 def _string_converter(type_: pa.DataType, rules: ValueRules) -> Converter:

@@ -150,26 +150,26 @@ class CsvReader:
 
     # ---- one span (runs in a worker thread) --------------------------------------------------
     def _tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> Optional[TokenizedSpan]:
-        capacity = count_line_breaks(buf, 0, len(buf)) + 1
         ncols = len(self.names)
-        starts = np.empty(capacity * ncols, dtype=np.int32)
+        # Every record holds at least ncols bytes (delimiters and a line end),
+        # so this many rows always fit; untouched pages of np.empty cost no memory.
+        capacity = len(buf) // ncols + 1
+        row_starts = np.empty(capacity, dtype=np.int32)
         ends = np.empty(capacity * ncols, dtype=np.int32)
         flags = np.empty(capacity * ncols, dtype=np.uint8)
         bad_rows = np.empty((_BAD_ROWS_KEPT, 2), dtype=np.int64)
         skip_bad = self.opts.on_bad_lines != "error"
-        status, nrows, pos = tokenize(buf, 0, len(buf), at_eof, ncols, *self.dialect.scan_args,
-                                      skip_bad, starts, ends, flags, bad_rows, result.counters)
-        result.status, result.nrows = status, nrows
+        status, nrows, pos, lines = tokenize(buf, 0, len(buf), at_eof, ncols, *self.dialect.scan_args,
+                                             skip_bad, row_starts, ends, flags, bad_rows, result.counters)
+        result.status, result.nrows, result.line_breaks = status, nrows, lines
         if status not in (S.OK, S.NEEDS_MORE):
             result.error_at = pos
             return None
         result.parsed = pos
-        result.line_breaks = capacity - 1 if pos == len(buf) else count_line_breaks(buf, 0, pos)
         n_bad = int(result.counters[S.BAD_ROWS])
         result.bad_rows = bad_rows[: min(n_bad, _BAD_ROWS_KEPT)].copy() if n_bad else None
         scratch = np.empty(max(int(result.counters[S.MAX_FIELD_LEN]), 1), dtype=np.uint8)
-        used = nrows * ncols
-        return TokenizedSpan(buf, starts[:used], ends[:used], flags[:used], nrows, ncols,
+        return TokenizedSpan(buf, row_starts, ends, flags, nrows, capacity,
                              self.dialect.unescape_args, scratch, result.counters)
 
     def _parse_span(self, span: Span) -> SpanResult:

@@ -1,23 +1,25 @@
 """Column converters: one tokenized column of a span → Arrow layout buffers.
 
-Each converter walks rows ``0..nrows`` of column ``col`` and writes values
-plus a validity bitmap into caller-allocated arrays. A field that does not
+Two kernels walk rows ``0..nrows`` of column ``col`` and write values plus a
+validity bitmap into caller-allocated arrays: :func:`convert_fixed` for every
+fixed-width type (selected by ``kind``) and :func:`convert_strings`. A field that does not
 convert stops the kernel with ``BAD_VALUE`` and its row; the caller then tries
 the next inferred type or reports the error. Null slots hold zeros, so the
 buffers are identical whichever path produced them.
 
-``span`` is ``(buf, starts, ends, flags, nrows, ncols, dialect, scratch)`` as
-made by the tokenizer (field ``(r, c)`` at flat index ``r * ncols + c``); ``nulls`` is a spelling set (see :mod:`.fields`).
+``span`` is ``(buf, row_starts, ends, flags, nrows, capacity, dialect,
+scratch)`` in the tokenizer's column-major layout; ``nulls`` is a spelling set (see :mod:`.fields`).
 """
 import numba as nb
 import numpy as np
 
-from arrow_bridge.kernels.fields import field_value, in_spelling_set, set_valid
+from arrow_bridge.kernels.fields import in_spelling_set, set_valid, unescape
 from arrow_bridge.kernels.floats import parse_float32, parse_float64
 from arrow_bridge.kernels.ints import parse_signed, parse_unsigned
 from arrow_bridge.kernels.temporal import parse_date, parse_time, parse_timestamp, to_unit
 from arrow_bridge.kernels.status import (
     BAD_VALUE,
+    COMPLEX,
     BOOLS_CONVERTED,
     FLOATS_CONVERTED,
     INTS_CONVERTED,
@@ -29,122 +31,116 @@ from arrow_bridge.kernels.status import (
 )
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
-def _value(span, row, col):
-    """``(flag, src, start, end)``: the decoded bytes of one field."""
-    buf, starts, ends, flags, _, ncols, dialect, scratch = span
-    i = row * ncols + col
-    flag = flags[i]
-    src, s, e = field_value(buf, starts[i], ends[i], flag, dialect, scratch)
-    return flag, src, s, e
+# Kind codes for convert_fixed.
+NULL, SIGNED, UNSIGNED, FLOAT, BOOL, DATE, TIME, TIMESTAMP = range(8)
+_COUNTER_OF_KIND = (NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOOLS_CONVERTED,
+                    TEMPORALS_CONVERTED, TEMPORALS_CONVERTED, TEMPORALS_CONVERTED)
 
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _is_null(flag, src, start, end, nulls, quoted_nulls):
-    if (flag & QUOTED) and not quoted_nulls:
-        return False
-    return in_spelling_set(src, start, end, nulls)
+# Why one kernel with a field prologue written out in its loop: in Numba,
+# handing the span's or spelling sets' tuples of arrays to a helper inside the
+# row loop adds reference-count traffic per field (measured: 17 ns per integer
+# written like this, 40-50 ns through helpers). ``kind`` is loop-invariant, so
+# its branches cost next to nothing.
 
 
 @nb.njit(nogil=True, cache=True)
-def _finish(counters, slot, converted, null_count):
-    counters[slot] += converted
+def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, out, bits, validity,
+                  counters):
+    """Converts one column into fixed-width values.
+
+    ``kind``/``params``: ``NULL`` (every field must be a null spelling),
+    ``SIGNED``/``UNSIGNED`` ``(bits, 0, 0)``, ``FLOAT`` ``(decimal_point, 0, 0)``
+    (float32 when ``out`` is), ``BOOL`` (values go to the bitmap ``bits``;
+    ``trues``/``falses`` spelling sets), ``DATE``, ``TIME``/``TIMESTAMP``
+    ``(max_fraction_digits, zoned, units_per_second)``.
+
+    Returns ``(status, bad_row, null_count)``.
+    """
+    buf, row_starts, ends, flags, nrows, capacity, dialect, scratch = span
+    quote, escape, double_quote = dialect
+    null_first, null_empty = nulls[2], nulls[3]
+    p0, p1, p2 = params
+    base = col * capacity
+    null_count = 0
+    for r in range(nrows):
+        i = base + r
+        flag = flags[i]
+        s = row_starts[r] if col == 0 else ends[i - capacity] + 1
+        e = ends[i]
+        src = buf
+        if flag & COMPLEX:
+            e = unescape(buf, s, e, quote, escape, double_quote, scratch)
+            s = 0
+            src = scratch
+        elif flag & QUOTED:
+            s += 1
+            e -= 1
+        n = e - s
+        if not (flag & QUOTED and not quoted_nulls):
+            if n == 0:
+                is_null = null_empty
+            elif n < 64 and (null_first[src[s]] >> n) & 1:
+                is_null = in_spelling_set(src, s, e, nulls)
+            else:
+                is_null = False
+            if is_null:
+                null_count += 1
+                if kind != BOOL:
+                    out[r] = 0
+                continue
+        ok = False
+        if kind == SIGNED:
+            ok, v = parse_signed(src, s, e, p0)
+            out[r] = v
+        elif kind == UNSIGNED:
+            ok, u = parse_unsigned(src, s, e, p0)
+            out[r] = u
+        elif kind == FLOAT:
+            if out.itemsize == 4:
+                ok, f32 = parse_float32(src, s, e, np.uint8(p0))
+                out[r] = f32
+            else:
+                ok, f64 = parse_float64(src, s, e, np.uint8(p0))
+                out[r] = f64
+        elif kind == BOOL:
+            if in_spelling_set(src, s, e, trues):
+                set_valid(bits, r)
+                ok = True
+            else:
+                ok = in_spelling_set(src, s, e, falses)
+        elif kind == DATE:
+            ok, days = parse_date(src, s, e)
+            out[r] = days
+        elif kind == TIME:
+            ok, secs, nanos, ndigits = parse_time(src, s, e)
+            ok = ok and ndigits <= p0
+            _, out[r] = to_unit(secs, nanos, p2)
+        elif kind == TIMESTAMP:
+            ok, secs, nanos, ndigits, has_zone = parse_timestamp(src, s, e)
+            if ok and ndigits <= p0 and has_zone == (p1 != 0):
+                ok, out[r] = to_unit(secs, nanos, p2)
+            else:
+                ok = False
+        if not ok:
+            return BAD_VALUE, r, null_count
+        set_valid(validity, r)
+    counters[_COUNTER_OF_KIND[kind]] += nrows - null_count
     counters[NULLS] += null_count
     return OK, -1, null_count
 
 
 @nb.njit(nogil=True, cache=True)
-def all_null(span, col, nulls, quoted_nulls):
-    """``(status, bad_row)``: whether every field of the column is a null spelling."""
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if not _is_null(flag, src, s, e, nulls, quoted_nulls):
-            return BAD_VALUE, r
-    return OK, -1
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_ints(span, col, nulls, quoted_nulls, bits, out, validity, counters):
-    """Signed ``bits``-wide integers into ``out`` (int8..int64)."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            out[r] = 0
-            null_count += 1
-            continue
-        ok, v = parse_signed(src, s, e, bits)
-        if not ok:
-            return BAD_VALUE, r, null_count
-        out[r] = v
-        set_valid(validity, r)
-    return _finish(counters, INTS_CONVERTED, span[4] - null_count, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_uints(span, col, nulls, quoted_nulls, bits, out, validity, counters):
-    """Unsigned ``bits``-wide integers into ``out`` (uint8..uint64)."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            out[r] = 0
-            null_count += 1
-            continue
-        ok, v = parse_unsigned(src, s, e, bits)
-        if not ok:
-            return BAD_VALUE, r, null_count
-        out[r] = v
-        set_valid(validity, r)
-    return _finish(counters, INTS_CONVERTED, span[4] - null_count, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_floats(span, col, nulls, quoted_nulls, decimal_point, single, out, validity, counters):
-    """Correctly rounded floats into ``out`` (float32 when ``single``)."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            out[r] = 0
-            null_count += 1
-            continue
-        if single:
-            ok, v32 = parse_float32(src, s, e, decimal_point)
-            out[r] = v32
-        else:
-            ok, v64 = parse_float64(src, s, e, decimal_point)
-            out[r] = v64
-        if not ok:
-            return BAD_VALUE, r, null_count
-        set_valid(validity, r)
-    return _finish(counters, FLOATS_CONVERTED, span[4] - null_count, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_bools(span, col, nulls, quoted_nulls, trues, falses, out_bits, validity, counters):
-    """Booleans (true/false spelling sets) into the bit-packed ``out_bits``."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            null_count += 1
-            continue
-        if in_spelling_set(src, s, e, trues):
-            set_valid(out_bits, r)
-        elif not in_spelling_set(src, s, e, falses):
-            return BAD_VALUE, r, null_count
-        set_valid(validity, r)
-    return _finish(counters, BOOLS_CONVERTED, span[4] - null_count, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
 def string_bytes_upper_bound(span, col):
     """Sum of the column's raw field lengths: enough room for its values."""
-    _, starts, ends, _, nrows, ncols, _, _ = span
+    _, row_starts, ends, _, nrows, capacity, _, _ = span
+    base = col * capacity
     total = 0
-    for r in range(nrows):
-        total += ends[r * ncols + col] - starts[r * ncols + col]
+    if col == 0:
+        for r in range(nrows):
+            total += ends[r] - row_starts[r]
+    else:
+        for r in range(nrows):
+            total += ends[base + r] - ends[base - capacity + r] - 1
     return total
 
 
@@ -196,80 +192,39 @@ def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
     With ``check_utf8``, an invalid value stops with ``BAD_VALUE`` at its row.
     Returns ``(status, bad_row, null_count)``; ``offsets[nrows]`` is the data size.
     """
+    buf, row_starts, ends, flags, nrows, capacity, dialect, scratch = span
+    quote, escape, double_quote = dialect
+    base = col * capacity
     n = 0
     null_count = 0
     offsets[0] = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if use_nulls and _is_null(flag, src, s, e, nulls, quoted_nulls):
-            null_count += 1
-            offsets[r + 1] = n
-            continue
-        for i in range(s, e):
-            data[n] = src[i]
-            n += 1
+    for r in range(nrows):
+        i = base + r
+        flag = flags[i]
+        s = row_starts[r] if col == 0 else ends[i - capacity] + 1
+        e = ends[i]
+        if flag & COMPLEX:  # unescape straight into the output
+            length = unescape(buf, s, e, quote, escape, double_quote, data[n:])
+            s, e = n, n + length
+        elif flag & QUOTED:
+            s += 1
+            e -= 1
+        if use_nulls and not (flag & QUOTED and not quoted_nulls):
+            src = data if flag & COMPLEX else buf
+            if in_spelling_set(src, s, e, nulls):
+                null_count += 1
+                offsets[r + 1] = n
+                continue
+        if not flag & COMPLEX:
+            for k in range(s, e):
+                data[n + k - s] = buf[k]
+        n += e - s
         offsets[r + 1] = n
         set_valid(validity, r)
     if check_utf8 and not _is_ascii(data, n):
-        for r in range(span[4]):
+        for r in range(nrows):
             if not utf8_valid(data, offsets[r], offsets[r + 1]):
                 return BAD_VALUE, r, null_count
-    return _finish(counters, STRING_BYTES, n, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_dates(span, col, nulls, quoted_nulls, out, validity, counters):
-    """``YYYY-MM-DD`` into days since the epoch (date32)."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            out[r] = 0
-            null_count += 1
-            continue
-        ok, days = parse_date(src, s, e)
-        if not ok:
-            return BAD_VALUE, r, null_count
-        out[r] = days
-        set_valid(validity, r)
-    return _finish(counters, TEMPORALS_CONVERTED, span[4] - null_count, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_times(span, col, nulls, quoted_nulls, max_digits, units_per_second, out, validity, counters):
-    """``HH:MM[:SS[.f]]`` into time since midnight, at most ``max_digits`` fraction digits."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            out[r] = 0
-            null_count += 1
-            continue
-        ok, secs, nanos, ndigits = parse_time(src, s, e)
-        if not ok or ndigits > max_digits:
-            return BAD_VALUE, r, null_count
-        _, out[r] = to_unit(secs, nanos, units_per_second)
-        set_valid(validity, r)
-    return _finish(counters, TEMPORALS_CONVERTED, span[4] - null_count, null_count)
-
-
-@nb.njit(nogil=True, cache=True)
-def convert_timestamps(span, col, nulls, quoted_nulls, max_digits, zoned, units_per_second,
-                       out, validity, counters):
-    """ISO-8601 timestamps into int64 units; ``zoned`` requires (else forbids) a zone."""
-    null_count = 0
-    for r in range(span[4]):
-        flag, src, s, e = _value(span, r, col)
-        if _is_null(flag, src, s, e, nulls, quoted_nulls):
-            out[r] = 0
-            null_count += 1
-            continue
-        ok, secs, nanos, ndigits, has_zone = parse_timestamp(src, s, e)
-        if not ok or ndigits > max_digits or has_zone != zoned:
-            return BAD_VALUE, r, null_count
-        ok, value = to_unit(secs, nanos, units_per_second)
-        if not ok:
-            return BAD_VALUE, r, null_count
-        out[r] = value
-        set_valid(validity, r)
-    return _finish(counters, TEMPORALS_CONVERTED, span[4] - null_count, null_count)
+    counters[STRING_BYTES] += n
+    counters[NULLS] += null_count
+    return OK, -1, null_count

@@ -63,12 +63,15 @@ def field_value(buf, start, end, flag, dialect, scratch):
 def in_spelling_set(src, start, end, spellings):
     """Whether ``src[start:end]`` equals one of the spellings.
 
-    ``spellings`` is ``(bytes, offsets, length_mask)`` as built by
-    :func:`spelling_set`; the length mask rejects most fields at once.
+    ``spellings`` is ``(bytes, offsets, first_byte_lengths, has_empty)`` as built
+    by :func:`spelling_set`: a field whose first byte and length match no
+    spelling (nearly every number) is rejected with one table look-up.
     """
-    data, offsets, length_mask = spellings
+    data, offsets, first_byte_lengths, has_empty = spellings
     n = end - start
-    if n >= 63 or not (length_mask >> n) & 1:
+    if n == 0:
+        return has_empty
+    if n >= 64 or not (first_byte_lengths[src[start]] >> n) & 1:
         return False
     for k in range(offsets.shape[0] - 1):
         a = offsets[k]
@@ -92,16 +95,16 @@ def set_valid(validity, row):
 def spelling_set(values) -> tuple:
     """Packs byte strings for :func:`in_spelling_set`.
 
-    >>> data, offsets, mask = spelling_set([b"NA", b""])
-    >>> offsets.tolist(), bin(mask)
-    ([0, 2, 2], '0b101')
+    >>> data, offsets, lengths, has_empty = spelling_set([b"NA", b""])
+    >>> offsets.tolist(), bin(lengths[ord("N")]), has_empty
+    ([0, 2, 2], '0b100', True)
     """
     encoded = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(v) for v in encoded]) if encoded else []
     data = np.frombuffer(b"".join(encoded) or b"\0", dtype=np.uint8).copy()
-    mask = 0
+    first_byte_lengths = np.zeros(256, dtype=np.int64)
     for v in encoded:
-        if len(v) < 63:
-            mask |= 1 << len(v)
-    return data, offsets, np.int64(mask)
+        if 0 < len(v) < 64:
+            first_byte_lengths[v[0]] |= np.int64(1) << np.int64(len(v))
+    return data, offsets, first_byte_lengths, b"" in encoded

@@ -136,30 +136,35 @@ def _record_end(buf, pos, end):
 
 @nb.njit(nogil=True, cache=True)
 def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, double_quote,
-             skip_bad_rows, starts, ends, flags, bad_rows, counters):
+             skip_bad_rows, row_starts, ends, flags, bad_rows, counters):
     """Splits ``buf[start:end]`` into records of ``ncols`` fields.
 
-    Writes row ``r``'s field ``j`` at index ``r * ncols + j`` of the flat
-    arrays ``starts``, ``ends``, ``flags``. Empty lines are skipped. A record
-    with another field count is an error, or, when ``skip_bad_rows``, is left
-    out and its start offset and field count recorded in ``bad_rows``.
+    Layout (column-major, ``capacity = row_starts.shape[0]``): record ``r``
+    starts at ``row_starts[r]``; its field ``j`` ends at ``ends[j * capacity + r]``
+    (field ``j > 0`` starts one byte after field ``j - 1`` ends) and has flag
+    bits ``flags[j * capacity + r]``. Empty lines are skipped. A record with
+    another field count is an error, or, when ``skip_bad_rows``, is left out
+    and its start offset and field count recorded in ``bad_rows``.
 
-    Returns ``(status, rows, position)``: with ``OK``, ``position`` is ``end``;
-    with ``NEEDS_MORE`` (the span ends inside a record and not ``at_eof``), the
-    end of the last complete record; with an error, the offending record's start.
+    Returns ``(status, rows, position, line_breaks)``: with ``OK``, ``position``
+    is ``end``; with ``NEEDS_MORE`` (the span ends inside a record and not
+    ``at_eof``), the end of the last complete record; with an error, the
+    offending record's start. ``line_breaks`` counts line ends before ``position``.
     """
     pos = start
     rows = 0
-    capacity = starts.shape[0] // max(ncols, 1)
+    capacity = row_starts.shape[0]
     max_len = counters[MAX_FIELD_LEN]
     n_bad = 0
+    lines = 0
     while pos < end:
         c = buf[pos]
         if c == LF or c == CR:
-            pos += 1
+            pos = _record_end(buf, pos, end)
+            lines += 1
             continue
         record_start = pos
-        base = rows * ncols
+        record_lines = 0
         nfields = 0
         status = OK
         while True:
@@ -168,10 +173,11 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
                                                    double_quote)
             if status != OK:
                 break
+            if field_flags:  # quoted or escaped line breaks are physical lines too
+                record_lines += count_line_breaks(buf, field_start, pos)
             if nfields < ncols and rows < capacity:
-                starts[base + nfields] = field_start
-                ends[base + nfields] = pos
-                flags[base + nfields] = field_flags
+                ends[nfields * capacity + rows] = pos
+                flags[nfields * capacity + rows] = field_flags
             if pos - field_start > max_len:
                 max_len = pos - field_start
             nfields += 1
@@ -181,30 +187,34 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
         if status == OK and pos >= end and not at_eof:
             status = NEEDS_MORE  # the record's line end is not in this span
         if status != OK:
+            counters[MAX_FIELD_LEN] = max_len
             if status == NEEDS_MORE or (status == UNTERMINATED_QUOTE and not at_eof):
                 counters[BYTES_SCANNED] += record_start - start
                 counters[ROWS] += rows
-                counters[MAX_FIELD_LEN] = max_len
-                return NEEDS_MORE, rows, record_start
-            return status, rows, record_start
-        pos = _record_end(buf, pos, end)
+                return NEEDS_MORE, rows, record_start, lines
+            return status, rows, record_start, lines
+        if pos < end:
+            pos = _record_end(buf, pos, end)
+            record_lines += 1
+        lines += record_lines
         if nfields != ncols:
             if not skip_bad_rows:
-                return BAD_ROW, rows, record_start
+                return BAD_ROW, rows, record_start, lines - record_lines
             if n_bad < bad_rows.shape[0]:
                 bad_rows[n_bad, 0] = record_start
                 bad_rows[n_bad, 1] = nfields
             n_bad += 1
             continue
         if rows >= capacity:
-            return OUT_OF_SPACE, rows, record_start
+            return OUT_OF_SPACE, rows, record_start, lines - record_lines
+        row_starts[rows] = record_start
         rows += 1
     counters[BYTES_SCANNED] += end - start
     counters[ROWS] += rows
     counters[FIELDS] += rows * ncols
     counters[BAD_ROWS] += n_bad
     counters[MAX_FIELD_LEN] = max_len
-    return OK, rows, end
+    return OK, rows, end, lines
 
 
 @nb.njit(nogil=True, cache=True)

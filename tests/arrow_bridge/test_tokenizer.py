@@ -13,46 +13,54 @@ def as_buf(data: bytes) -> np.ndarray:
 
 
 def run(data: bytes, ncols: int, at_eof: bool = True, skip_bad: bool = False, **dialect):
+    """Tokenizes ``data``; returns status, rows, position, line count, the
+    fields as bytes in row order, their flags, the counters and bad rows."""
     buf = as_buf(data)
     d = Dialect.from_options(CsvOptions(**dialect))
-    cap = (count_line_breaks(buf, 0, len(buf)) + 1) * ncols
-    starts, ends = np.zeros(cap, np.int32), np.zeros(cap, np.int32)
-    flags = np.zeros(cap, np.uint8)
+    cap = len(buf) // ncols + 1
+    row_starts = np.zeros(cap, np.int32)
+    ends, flags = np.zeros(cap * ncols, np.int32), np.zeros(cap * ncols, np.uint8)
     bad = np.zeros((16, 2), np.int64)
     counters = np.zeros(S.N_COUNTERS, np.int64)
-    status, rows, pos = tokenize(buf, 0, len(buf), at_eof, ncols, *d.scan_args, skip_bad,
-                                 starts, ends, flags, bad, counters)
-    fields = [data[s:e] for s, e in zip(starts[: rows * ncols], ends[: rows * ncols])]
-    return status, rows, pos, fields, flags[: rows * ncols].tolist(), counters, bad
+    status, rows, pos, lines = tokenize(buf, 0, len(buf), at_eof, ncols, *d.scan_args, skip_bad,
+                                        row_starts, ends, flags, bad, counters)
+    fields, field_flags = [], []
+    for r in range(rows):
+        start = row_starts[r]
+        for j in range(ncols):
+            fields.append(data[start:ends[j * cap + r]])
+            field_flags.append(int(flags[j * cap + r]))
+            start = ends[j * cap + r] + 1
+    return status, rows, pos, lines, fields, field_flags, counters, bad
 
 
 def test_plain_records_and_line_ends():
-    status, rows, pos, fields, flags, counters, _ = run(b"a,b\r\nc,d\re,f\n", 2)
-    assert (status, rows, pos) == (S.OK, 3, 13)
+    status, rows, pos, lines, fields, flags, counters, _ = run(b"a,b\r\nc,d\re,f\n", 2)
+    assert (status, rows, pos, lines) == (S.OK, 3, 13, 3)
     assert fields == [b"a", b"b", b"c", b"d", b"e", b"f"]
     assert set(flags) == {0}
     assert counters[S.ROWS] == 3 and counters[S.FIELDS] == 6 and counters[S.BYTES_SCANNED] == 13
 
 
 def test_quoted_fields_keep_their_quotes_and_are_flagged():
-    status, rows, _, fields, flags, _, _ = run(b'"a,b","c""d"\n"x\ny",z\n', 2)
-    assert (status, rows) == (S.OK, 2)
+    status, rows, _, lines, fields, flags, _, _ = run(b'"a,b","c""d"\n"x\ny",z\n', 2)
+    assert (status, rows, lines) == (S.OK, 2, 3)
     assert fields == [b'"a,b"', b'"c""d"', b'"x\ny"', b"z"]
     assert flags == [S.QUOTED, S.QUOTED | S.COMPLEX, S.QUOTED, 0]
 
 
 def test_text_after_closing_quote_needs_unescaping():
-    _, _, _, fields, flags, _, _ = run(b'"ab"c\n', 1)
+    _, _, _, _, fields, flags, _, _ = run(b'"ab"c\n', 1)
     assert fields == [b'"ab"c'] and flags == [S.QUOTED | S.COMPLEX]
 
 
 def test_empty_lines_are_skipped():
-    _, rows, _, fields, _, _, _ = run(b"\n\na\n\r\n\rb\n", 1)
-    assert rows == 2 and fields == [b"a", b"b"]
+    _, rows, _, lines, fields, _, _, _ = run(b"\n\na\n\r\n\rb\n", 1)
+    assert rows == 2 and lines == 6 and fields == [b"a", b"b"]
 
 
 def test_cut_inside_quotes_asks_for_more():
-    status, rows, pos, fields, _, _, _ = run(b'a,b\n"x\n', 2, at_eof=False)
+    status, rows, pos, _, fields, _, _, _ = run(b'a,b\n"x\n', 2, at_eof=False)
     assert (status, rows, pos) == (S.NEEDS_MORE, 1, 4)
 
 
@@ -64,13 +72,13 @@ def test_unterminated_quote_at_eof_is_an_error():
 def test_wrong_field_count_stops_or_is_skipped():
     status, rows, pos, *_ = run(b"a,b\nc\nd,e\n", 2)
     assert (status, rows, pos) == (S.BAD_ROW, 1, 4)
-    status, rows, _, fields, _, counters, bad = run(b"a,b\nc\nd,e\n", 2, skip_bad=True)
+    status, rows, _, _, fields, _, counters, bad = run(b"a,b\nc\nd,e\n", 2, skip_bad=True)
     assert (status, rows) == (S.OK, 2) and fields == [b"a", b"b", b"d", b"e"]
     assert counters[S.BAD_ROWS] == 1 and bad[0].tolist() == [4, 1]
 
 
 def test_escape_character_and_custom_delimiter():
-    _, rows, _, fields, flags, _, _ = run(b"a\\;b;c\n", 2, delimiter=";", escape_char="\\")
+    _, rows, _, _, fields, flags, _, _ = run(b"a\\;b;c\n", 2, delimiter=";", escape_char="\\")
     assert rows == 1 and fields == [b"a\\;b", b"c"] and flags == [S.COMPLEX, 0]
 
 
