@@ -7,6 +7,7 @@ lines and bad rows → at the end, settle inferred types and assemble.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,7 +21,13 @@ from arrow_bridge.converters import TokenizedSpan, ValueRules, converter_for
 from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
 from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
 from arrow_bridge.kernels import status as S
-from arrow_bridge.kernels.tokenizer import count_line_breaks, empty_counters, split_record, tokenize
+from arrow_bridge.kernels.tokenizer import (
+    count_line_breaks,
+    empty_counters,
+    max_records,
+    split_record,
+    tokenize,
+)
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.preamble import Preamble, read_preamble
@@ -151,12 +158,8 @@ class CsvReader:
     # ---- one span (runs in a worker thread) --------------------------------------------------
     def _tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> Optional[TokenizedSpan]:
         ncols = len(self.names)
-        # Every record holds at least ncols bytes (delimiters and a line end),
-        # so this many rows always fit; untouched pages of np.empty cost no memory.
-        capacity = len(buf) // ncols + 1
-        row_starts = np.empty(capacity, dtype=np.int32)
-        ends = np.empty(capacity * ncols, dtype=np.int32)
-        flags = np.empty(capacity * ncols, dtype=np.uint8)
+        capacity = max_records(buf, 0, len(buf))
+        row_starts, ends, flags, scratch = _workspace(capacity, ncols, len(buf))
         bad_rows = np.empty((_BAD_ROWS_KEPT, 2), dtype=np.int64)
         skip_bad = self.opts.on_bad_lines != "error"
         status, nrows, pos, lines = tokenize(buf, 0, len(buf), at_eof, ncols, *self.dialect.scan_args,
@@ -168,7 +171,6 @@ class CsvReader:
         result.parsed = pos
         n_bad = int(result.counters[S.BAD_ROWS])
         result.bad_rows = bad_rows[: min(n_bad, _BAD_ROWS_KEPT)].copy() if n_bad else None
-        scratch = np.empty(max(int(result.counters[S.MAX_FIELD_LEN]), 1), dtype=np.uint8)
         return TokenizedSpan(buf, row_starts, ends, flags, nrows, capacity,
                              self.dialect.unescape_args, scratch, result.counters)
 
@@ -285,6 +287,29 @@ class CsvReader:
         if self.opts.nrows is not None and table.num_rows > self.opts.nrows:
             table = table.slice(0, self.opts.nrows)
         return table
+
+
+_thread_workspace = threading.local()
+
+
+def _workspace(capacity: int, ncols: int, span_bytes: int) -> tuple[np.ndarray, ...]:
+    """This thread's tokenizer arrays, grown as needed and reused across spans.
+
+    They never outlive one span's parse (converters copy what they keep), and
+    reusing them avoids mapping and faulting in fresh pages for every span.
+    Returns ``(row_starts, ends, flags, scratch)``; ``ends``/``flags`` hold
+    ``capacity * ncols`` slots and ``scratch`` can unescape any one field.
+    """
+    ws = _thread_workspace
+    fields = capacity * ncols
+    if getattr(ws, "fields", -1) < fields or ws.rows < capacity:
+        ws.rows, ws.fields = capacity, fields
+        ws.row_starts = np.empty(capacity, dtype=np.int32)
+        ws.ends = np.empty(fields, dtype=np.int32)
+        ws.flags = np.empty(fields, dtype=np.uint8)
+    if getattr(ws, "scratch", np.empty(0)).shape[0] < max(span_bytes, 1):
+        ws.scratch = np.empty(max(span_bytes, 1), dtype=np.uint8)
+    return ws.row_starts[:capacity], ws.ends[:fields], ws.flags[:fields], ws.scratch
 
 
 def _run(executor: Optional[ThreadPoolExecutor], fn, *args: Any) -> Future:

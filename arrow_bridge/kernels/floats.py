@@ -715,7 +715,7 @@ def parse_float32(buf, start, end, decimal_point):
 
     >>> buf = np.frombuffer(b"0.1", np.uint8)
     >>> ok, value = parse_float32(buf, 0, len(buf), ord("."))
-    >>> ok, np.float32(value) == np.float32(0.1)
+    >>> ok, bool(np.float32(value) == np.float32(0.1))
     (True, True)
     """
     ok, value, _ = _parse_f32(buf, start, end, decimal_point)

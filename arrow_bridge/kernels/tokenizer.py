@@ -18,7 +18,6 @@ from arrow_bridge.kernels.status import (
     BYTES_SCANNED,
     COMPLEX,
     FIELDS,
-    MAX_FIELD_LEN,
     NEEDS_MORE,
     OK,
     OUT_OF_SPACE,
@@ -36,8 +35,6 @@ NO_CHAR = -1  # "no quote/escape character" in a dialect
 def count_line_breaks(buf, start, end):
     """Number of line ends (LF, CRLF or lone CR) in ``buf[start:end]``.
 
-    An upper bound on the records in the span, used to size the field arrays.
-
     >>> count_line_breaks(np.frombuffer(b"a\\r\\nb\\rc\\n", np.uint8).copy(), 0, 7)
     3
     """
@@ -52,6 +49,19 @@ def count_line_breaks(buf, start, end):
             if buf[i] == CR and (i + 1 >= end or buf[i + 1] != LF):
                 n += 1
     return n
+
+
+@nb.njit(nogil=True, cache=True)
+def max_records(buf, start, end):
+    """An upper bound on the records in ``buf[start:end]``: LF + CR bytes + 1.
+
+    One branch-free pass (vectorized), used to size the field arrays.
+    """
+    n = 0
+    for i in range(start, end):
+        c = buf[i]
+        n += (c == LF) | (c == CR)
+    return n + 1
 
 
 @nb.njit(nogil=True, cache=True)
@@ -81,17 +91,24 @@ def byte_classes(delim: int, escape: int) -> np.ndarray:
     return table
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
-def _skip_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
-    """Scans one field from ``pos``; returns (end position, flags, status)."""
+@nb.njit(nogil=True, cache=True)
+def _slow_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
+    """Scans a field that starts with a quote or holds an escape character.
+
+    Returns ``(end position, flags, status, line breaks inside the field)``.
+    pyarrow's rules: a quote opens a quoted section only at the field start;
+    a doubled quote inside is a literal quote; text after the closing quote
+    joins the value; the escape character makes the next byte literal.
+    """
     flags = 0
+    breaks = 0
     after_quote = -1
-    if pos < end and buf[pos] == quote:
+    if buf[pos] == quote:
         flags = QUOTED
         pos += 1
         while True:
             if pos >= end:
-                return pos, flags, UNTERMINATED_QUOTE
+                return pos, flags, UNTERMINATED_QUOTE, breaks
             c = buf[pos]
             if c == quote:
                 if double_quote and pos + 1 < end and buf[pos + 1] == quote:
@@ -99,15 +116,17 @@ def _skip_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
                     pos += 2
                     continue
                 if double_quote and pos + 1 >= end and not at_eof:
-                    # Cannot tell a closing quote from the first of a doubled
-                    # pair until the next byte is seen.
-                    return pos, flags, NEEDS_MORE
+                    # A closing quote or the first of a doubled pair? The next
+                    # byte decides, and it is not in this span.
+                    return pos, flags, NEEDS_MORE, breaks
                 pos += 1
                 break
             if c == escape:
                 flags |= COMPLEX
-                pos += 2
-                continue
+                c = buf[pos + 1] if pos + 1 < end else 0
+                pos += 1
+            if c == LF or (c == CR and (pos + 1 >= end or buf[pos + 1] != LF)):
+                breaks += 1
             pos += 1
         after_quote = pos
     while pos < end:
@@ -116,14 +135,31 @@ def _skip_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
             if c != escape:
                 break
             flags |= COMPLEX
+            if pos + 1 < end and (buf[pos + 1] == LF or buf[pos + 1] == CR):
+                breaks += 1
             pos += 2
             continue
         pos += 1
     if pos > end:  # an escape character was the last byte
-        return end, flags | COMPLEX, (OK if at_eof else NEEDS_MORE)
+        return end, flags | COMPLEX, (OK if at_eof else NEEDS_MORE), breaks
     if after_quote >= 0 and pos != after_quote:
         flags |= COMPLEX  # text after the closing quote joins the value
-    return pos, flags, OK
+    return pos, flags, OK, breaks
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _scan_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
+    """Scans one field from ``pos``: ``(end, flags, status, line breaks)``.
+
+    The common field (unquoted, no escapes) is one tight loop over a byte-class
+    table; anything else goes to :func:`_slow_field`.
+    """
+    start = pos
+    while pos < end and not special[buf[pos]]:
+        pos += 1
+    if (start < end and buf[start] == quote) or (pos < end and buf[pos] == escape):
+        return _slow_field(buf, start, end, at_eof, special, quote, escape, double_quote)
+    return pos, 0, OK, 0
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -154,32 +190,31 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     pos = start
     rows = 0
     capacity = row_starts.shape[0]
-    max_len = counters[MAX_FIELD_LEN]
     n_bad = 0
     lines = 0
     while pos < end:
         c = buf[pos]
-        if c == LF or c == CR:
+        if c == LF or c == CR:  # an empty line
             pos = _record_end(buf, pos, end)
             lines += 1
             continue
+        if rows >= capacity:
+            return OUT_OF_SPACE, rows, pos, lines
         record_start = pos
         record_lines = 0
         nfields = 0
         status = OK
+        slot = rows
         while True:
-            field_start = pos
-            pos, field_flags, status = _skip_field(buf, pos, end, at_eof, special, quote, escape,
-                                                   double_quote)
+            pos, field_flags, status, breaks = _scan_field(buf, pos, end, at_eof, special, quote,
+                                                           escape, double_quote)
             if status != OK:
                 break
-            if field_flags:  # quoted or escaped line breaks are physical lines too
-                record_lines += count_line_breaks(buf, field_start, pos)
-            if nfields < ncols and rows < capacity:
-                ends[nfields * capacity + rows] = pos
-                flags[nfields * capacity + rows] = field_flags
-            if pos - field_start > max_len:
-                max_len = pos - field_start
+            record_lines += breaks
+            if nfields < ncols:
+                ends[slot] = pos
+                flags[slot] = field_flags
+                slot += capacity
             nfields += 1
             if pos >= end or buf[pos] != delim:
                 break
@@ -187,7 +222,6 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
         if status == OK and pos >= end and not at_eof:
             status = NEEDS_MORE  # the record's line end is not in this span
         if status != OK:
-            counters[MAX_FIELD_LEN] = max_len
             if status == NEEDS_MORE or (status == UNTERMINATED_QUOTE and not at_eof):
                 counters[BYTES_SCANNED] += record_start - start
                 counters[ROWS] += rows
@@ -205,15 +239,12 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
                 bad_rows[n_bad, 1] = nfields
             n_bad += 1
             continue
-        if rows >= capacity:
-            return OUT_OF_SPACE, rows, record_start, lines - record_lines
         row_starts[rows] = record_start
         rows += 1
     counters[BYTES_SCANNED] += end - start
     counters[ROWS] += rows
     counters[FIELDS] += rows * ncols
     counters[BAD_ROWS] += n_bad
-    counters[MAX_FIELD_LEN] = max_len
     return OK, rows, end, lines
 
 
@@ -233,7 +264,8 @@ def split_record(buf, start, end, at_eof, delim, special, quote, escape, double_
     nfields = 0
     while True:
         field_start = pos
-        pos, field_flags, status = _skip_field(buf, pos, end, at_eof, special, quote, escape, double_quote)
+        pos, field_flags, status, _ = _scan_field(buf, pos, end, at_eof, special, quote, escape,
+                                                  double_quote)
         if status != OK:
             return (NEEDS_MORE if not at_eof or status == NEEDS_MORE else status), nfields, field_start
         if nfields >= starts.shape[0]:
