@@ -143,9 +143,9 @@ def _string_converter(type_: pa.DataType, rules: ValueRules) -> Converter:
     check_utf8 = rules.check_utf8 and type_ in (pa.string(), pa.large_string())
 
     def convert(span: TokenizedSpan, col: int) -> Result:
+        # Spans are under 2 GiB (spans.MAX_SPAN), so int32 offsets always suffice;
+        # large types are used when asked for.
         capacity = K.string_bytes_upper_bound(span.kernel_span, col)
-        if not large and capacity > np.iinfo(np.int32).max:
-            return converter_for(pa.large_string() if check_utf8 else pa.large_binary(), rules)(span, col)
         offsets = np.empty(span.nrows + 1, dtype=np.int64 if large else np.int32)
         data = np.empty(max(capacity, 1), dtype=np.uint8)
         validity = _validity(span.nrows)
