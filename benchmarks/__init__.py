@@ -1,0 +1,1 @@
+"""Benchmarks and demo for the ndp CSV -> Arrow reader (see benchmarks/README.md)."""

@@ -1,0 +1,104 @@
+"""Small helpers shared by the benchmark scripts.
+
+Only the standard library is imported at module level: the per-measurement child
+processes import this module, and anything imported here would count towards
+every reader's start-up and peak RSS.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = REPO_ROOT / "data"
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+
+MB = 1_000_000  # decimal megabytes everywhere (throughput and RSS alike)
+
+#: Distributions whose versions go into every results file.
+VERSIONED_PACKAGES = ("ndp", "pyarrow", "polars", "duckdb", "pandas", "numpy", "numba", "tpchgen-cli")
+
+
+def mb_per_s(nbytes: int, seconds: float) -> float:
+    """Throughput in decimal MB per second."""
+    return nbytes / MB / seconds
+
+
+def write_head(src: Path, dst: Path, rows: int = 100) -> Path:
+    """Copy the header plus the first ``rows`` records of ``src`` to ``dst``.
+
+    Used for warm-up reads and the start-up probe: a slice of the real file keeps
+    the schema (and so any type-specialised JIT code paths) identical to the full
+    read. Assumes no quoted field spans a line, true for all generated datasets.
+    """
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        for _, line in zip(range(rows + 1), fin):
+            fout.write(line)
+    return dst
+
+
+def warm_page_cache(path: Path, chunk: int = 8 << 20) -> None:
+    """Read ``path`` once so that no reader pays for the disk while others hit the cache."""
+    with open(path, "rb", buffering=0) as f:
+        while f.read(chunk):
+            pass
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions, looked up without importing the packages."""
+    versions: dict[str, str | None] = {}
+    for name in VERSIONED_PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _mem_total_bytes() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
+    except OSError:
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def host_info() -> dict[str, object]:
+    """Facts about the machine that explain (or excuse) a timing."""
+    return {
+        "hostname": platform.node(),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "cpu_affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "mem_total_bytes": _mem_total_bytes(),
+        # The benchmark machines are shared: a high load average flags a noisy run.
+        "loadavg": os.getloadavg(),
+        "git_commit": _git_commit(),
+    }
