@@ -24,7 +24,6 @@ from arrow_bridge.kernels import status as S
 from arrow_bridge.kernels.tokenizer import (
     count_line_breaks,
     empty_counters,
-    max_records,
     split_record,
     tokenize,
 )
@@ -158,7 +157,10 @@ class CsvReader:
     # ---- one span (runs in a worker thread) --------------------------------------------------
     def _tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> Optional[TokenizedSpan]:
         ncols = len(self.names)
-        capacity = max_records(buf, 0, len(buf))
+        # Every record holds at least ncols bytes (delimiters and a line end),
+        # so this many rows always fit. The workspace is reused, so untouched
+        # slots cost address space, not memory.
+        capacity = len(buf) // ncols + 1
         row_starts, ends, flags, scratch = _workspace(capacity, ncols, len(buf))
         bad_rows = np.empty((_BAD_ROWS_KEPT, 2), dtype=np.int64)
         skip_bad = self.opts.on_bad_lines != "error"

@@ -31,6 +31,16 @@ from arrow_bridge.kernels.status import (
 )
 
 
+@nb.njit(nogil=True, cache=True)
+def _mark_valid_before(validity, row):
+    """Sets the validity bits of rows ``0..row-1``: kernels leave the bitmap
+    untouched until the first null, as most columns have none."""
+    full = row >> 3
+    validity[:full] = 0xFF
+    for r in range(full << 3, row):
+        set_valid(validity, r)
+
+
 # Kind codes for convert_fixed.
 NULL, SIGNED, UNSIGNED, FLOAT, BOOL, DATE, TIME, TIMESTAMP = range(8)
 _COUNTER_OF_KIND = (NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOOLS_CONVERTED,
@@ -84,6 +94,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
             else:
                 is_null = False
             if is_null:
+                if null_count == 0:
+                    _mark_valid_before(validity, r)
                 null_count += 1
                 if kind != BOOL:
                     out[r] = 0
@@ -123,7 +135,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
                 ok = False
         if not ok:
             return BAD_VALUE, r, null_count
-        set_valid(validity, r)
+        if null_count:  # the bitmap exists only once a null was seen
+            set_valid(validity, r)
     counters[_COUNTER_OF_KIND[kind]] += nrows - null_count
     counters[NULLS] += null_count
     return OK, -1, null_count
@@ -212,6 +225,8 @@ def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
         if use_nulls and not (flag & QUOTED and not quoted_nulls):
             src = data if flag & COMPLEX else buf
             if in_spelling_set(src, s, e, nulls):
+                if null_count == 0:
+                    _mark_valid_before(validity, r)
                 null_count += 1
                 offsets[r + 1] = n
                 continue
@@ -220,7 +235,8 @@ def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
                 data[n + k - s] = buf[k]
         n += e - s
         offsets[r + 1] = n
-        set_valid(validity, r)
+        if null_count:
+            set_valid(validity, r)
     if check_utf8 and not _is_ascii(data, n):
         for r in range(nrows):
             if not utf8_valid(data, offsets[r], offsets[r + 1]):

@@ -52,19 +52,6 @@ def count_line_breaks(buf, start, end):
 
 
 @nb.njit(nogil=True, cache=True)
-def max_records(buf, start, end):
-    """An upper bound on the records in ``buf[start:end]``: LF + CR bytes + 1.
-
-    One branch-free pass (vectorized), used to size the field arrays.
-    """
-    n = 0
-    for i in range(start, end):
-        c = buf[i]
-        n += (c == LF) | (c == CR)
-    return n + 1
-
-
-@nb.njit(nogil=True, cache=True)
 def last_line_break_end(buf, start, end):
     """Position just after the last line break in ``buf[start:end]``, or -1.
 
@@ -148,16 +135,24 @@ def _slow_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _scan_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
+def _scan_field(buf, pos, end, at_eof, special, quote, escape, double_quote, stop_at_end):
     """Scans one field from ``pos``: ``(end, flags, status, line breaks)``.
 
     The common field (unquoted, no escapes) is one tight loop over a byte-class
-    table; anything else goes to :func:`_slow_field`.
+    table; anything else goes to :func:`_slow_field`. ``stop_at_end`` says the
+    span's last byte is a line break, which ends every unquoted field, so the
+    loop needs no bounds check.
     """
+    if pos < end and buf[pos] == quote:
+        return _slow_field(buf, pos, end, at_eof, special, quote, escape, double_quote)
     start = pos
-    while pos < end and not special[buf[pos]]:
-        pos += 1
-    if (start < end and buf[start] == quote) or (pos < end and buf[pos] == escape):
+    if stop_at_end:
+        while not special[buf[pos]]:
+            pos += 1
+    else:
+        while pos < end and not special[buf[pos]]:
+            pos += 1
+    if escape >= 0 and pos < end and buf[pos] == escape:
         return _slow_field(buf, start, end, at_eof, special, quote, escape, double_quote)
     return pos, 0, OK, 0
 
@@ -192,6 +187,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     capacity = row_starts.shape[0]
     n_bad = 0
     lines = 0
+    stop_at_end = end > start and (buf[end - 1] == LF or buf[end - 1] == CR)
     while pos < end:
         c = buf[pos]
         if c == LF or c == CR:  # an empty line
@@ -207,7 +203,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
         slot = rows
         while True:
             pos, field_flags, status, breaks = _scan_field(buf, pos, end, at_eof, special, quote,
-                                                           escape, double_quote)
+                                                           escape, double_quote, stop_at_end)
             if status != OK:
                 break
             record_lines += breaks
@@ -265,7 +261,7 @@ def split_record(buf, start, end, at_eof, delim, special, quote, escape, double_
     while True:
         field_start = pos
         pos, field_flags, status, _ = _scan_field(buf, pos, end, at_eof, special, quote, escape,
-                                                  double_quote)
+                                                  double_quote, False)
         if status != OK:
             return (NEEDS_MORE if not at_eof or status == NEEDS_MORE else status), nfields, field_start
         if nfields >= starts.shape[0]:
