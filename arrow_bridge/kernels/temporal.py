@@ -46,12 +46,26 @@ def days_from_civil(y, m, d):
     return era * 146097 + doe - 719468
 
 
-@nb.njit(nogil=True, cache=True)
-def _days_in_month(y, m):
-    if m == 2:
-        leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
-        return 29 if leap else 28
-    return 30 if m in (4, 6, 9, 11) else 31
+def _calendar_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Days from the epoch to Jan 1 of years 0..9999, days before each month
+    (common, leap) and month lengths (common, leap): a date is two look-ups."""
+    year_start = np.array([days_from_civil(y, 1, 1) for y in range(10000)], dtype=np.int32)
+    lengths = np.array([[31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
+                        [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]], dtype=np.int64)
+    before = np.zeros((2, 13), dtype=np.int64)
+    before[:, 1:] = np.cumsum(lengths, axis=1)
+    month_length = np.zeros((2, 13), dtype=np.int64)
+    month_length[:, 1:] = lengths
+    return year_start, before, month_length
+
+
+_YEAR_START, _DAYS_BEFORE_MONTH, _MONTH_LENGTH = _calendar_tables()
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _digit(src, i):
+    """The digit at ``src[i]`` (0-9), or a value above 9 for any other byte."""
+    return np.uint64(src[i]) - np.uint64(48)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -59,12 +73,19 @@ def _date_at(src, pos, end):
     """``(ok, days)`` for ``YYYY-MM-DD`` starting at ``pos`` (needs 10 bytes)."""
     if end - pos < 10 or src[pos + 4] != 45 or src[pos + 7] != 45:
         return False, 0
-    y = _digits(src, pos, 4)
-    m = _digits(src, pos + 5, 2)
-    d = _digits(src, pos + 8, 2)
-    if y < 0 or m < 1 or m > 12 or d < 1 or d > _days_in_month(y, m):
+    y0, y1, y2, y3 = _digit(src, pos), _digit(src, pos + 1), _digit(src, pos + 2), _digit(src, pos + 3)
+    m0, m1, d0, d1 = _digit(src, pos + 5), _digit(src, pos + 6), _digit(src, pos + 8), _digit(src, pos + 9)
+    if max(y0, y1, y2, y3, m0, m1, d0, d1) > 9:
         return False, 0
-    return True, days_from_civil(y, m, d)
+    y = np.int64(y0 * 1000 + y1 * 100 + y2 * 10 + y3)
+    m = np.int64(m0 * 10 + m1)
+    d = np.int64(d0 * 10 + d1)
+    if m < 1 or m > 12 or d < 1:
+        return False, 0
+    leap = 1 if (y % 4 == 0 and y % 100 != 0) or y % 400 == 0 else 0
+    if d > _MONTH_LENGTH[leap, m]:
+        return False, 0
+    return True, np.int64(_YEAR_START[y]) + _DAYS_BEFORE_MONTH[leap, m - 1] + d - 1
 
 
 @nb.njit(nogil=True, cache=True)
