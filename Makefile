@@ -2,24 +2,29 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.ndp-installed
+INSTALLED := $(VENV)/.ndp-installed
+WARM := $(VENV)/.ndp-kernels-cached
 DATA := data
 SF ?= 0.1
 
 .PHONY: install demo test bench clean
 
-install: $(STAMP)
+install: $(WARM)
 
-# Re-install whenever the build inputs change; then compile the reader's kernels
-# once so every later process loads them from Numba's on-disk cache.
-$(STAMP): pyproject.toml setup.py $(wildcard ndp_core/src/*)
+# Re-install whenever the build inputs change.
+$(INSTALLED): pyproject.toml setup.py $(wildcard ndp_core/src/*)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# Compile the reader's kernels once (and again when they change) so every later
+# process loads them from Numba's on-disk cache.
+$(WARM): $(INSTALLED) $(wildcard arrow_bridge/kernels/*.py)
 	$(PY) -m arrow_bridge.warmup
 	touch $@
 
-$(DATA)/lineitem-sf$(SF).csv: $(STAMP)
+$(DATA)/lineitem-sf$(SF).csv: $(WARM)
 	$(PY) -m benchmarks.datasets lineitem --scale-factor $(SF) --out $@
 
 demo: $(DATA)/lineitem-sf$(SF).csv
