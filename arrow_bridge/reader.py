@@ -21,9 +21,9 @@ from arrow_bridge.converters import TokenizedSpan, ValueRules, converter_for
 from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
 from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
 from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.kernels.tokenizer import (
     count_line_breaks,
-    empty_counters,
     split_record,
     tokenize,
 )

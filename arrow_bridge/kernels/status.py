@@ -1,4 +1,5 @@
 """Status codes and work-counter slots shared by all kernels (the StorageApp ABI)."""
+import numpy as np
 
 # Kernel return statuses.
 OK = 0
@@ -17,7 +18,7 @@ BYTES_SCANNED = 0
 ROWS = 1
 FIELDS = 2
 BAD_ROWS = 3
-SPANS = 4
+SPANS = 4  # spans tokenized (one per StorageApp call on a page or block)
 INTS_CONVERTED = 5
 FLOATS_CONVERTED = 6
 BOOLS_CONVERTED = 7
@@ -25,3 +26,12 @@ TEMPORALS_CONVERTED = 8
 STRING_BYTES = 9
 NULLS = 10
 N_COUNTERS = 11
+
+
+def empty_counters() -> np.ndarray:
+    """A zeroed work-counter array for kernel calls to add to.
+
+    >>> empty_counters().shape
+    (11,)
+    """
+    return np.zeros(N_COUNTERS, dtype=np.int64)

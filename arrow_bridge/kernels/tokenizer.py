@@ -23,6 +23,7 @@ from arrow_bridge.kernels.status import (
     OUT_OF_SPACE,
     QUOTED,
     ROWS,
+    SPANS,
     UNTERMINATED_QUOTE,
 )
 
@@ -241,6 +242,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     counters[ROWS] += rows
     counters[FIELDS] += rows * ncols
     counters[BAD_ROWS] += n_bad
+    counters[SPANS] += 1
     return OK, rows, end, lines
 
 
@@ -276,10 +278,3 @@ def split_record(buf, start, end, at_eof, delim, special, quote, escape, double_
     if pos >= end and not at_eof:
         return NEEDS_MORE, nfields, pos
     return OK, nfields, _record_end(buf, pos, end)
-
-
-def empty_counters() -> np.ndarray:
-    """A zeroed work-counter array for one kernel call."""
-    from arrow_bridge.kernels.status import N_COUNTERS
-
-    return np.zeros(N_COUNTERS, dtype=np.int64)
