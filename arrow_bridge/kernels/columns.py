@@ -53,7 +53,7 @@ _COUNTER_OF_KIND = (NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOO
 # its branches cost next to nothing.
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, error_model="numpy")
 def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, out, bits, validity,
                   counters):
     """Converts one column into fixed-width values.
