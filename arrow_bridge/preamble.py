@@ -38,7 +38,7 @@ class _Buffered:
 
     def __init__(self, source: ByteSource, block_size: int):
         self.source = source
-        self.block_size = max(block_size, 1 << 16)
+        self.block_size = block_size
         self.buf = np.empty(0, dtype=np.uint8)
         self.eof = False
         self.more()

@@ -146,12 +146,15 @@ class CsvReader:
         return results
 
     def _release(self, result: SpanResult) -> SpanResult:
-        """Keeps a span's bytes only where they cannot be read again."""
+        """Keeps a span's parsed bytes only where they cannot be read again.
+
+        The result gets its own ``Span``: the driver still needs the original's
+        unparsed tail when the cut fell inside a record.
+        """
         self.counters += result.counters
-        if self.source.random_access:
-            result.span = Span(np.empty(0, np.uint8), result.span.offset, result.span.at_eof, result.span.index)
-        else:
-            result.span.buf = result.span.buf[: result.parsed]
+        span = result.span
+        kept = span.buf[:0] if self.source.random_access else span.buf[: result.parsed]
+        result.span = Span(kept, span.offset, span.at_eof, span.index)
         return result
 
     # ---- one span (runs in a worker thread) --------------------------------------------------

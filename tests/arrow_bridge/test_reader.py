@@ -120,20 +120,34 @@ def test_type_widening_in_a_late_block_retypes_earlier_chunks(tmp_path):
         assert table.column("x").type == pa.string()
 
 
+class _Pipe(io.RawIOBase):
+    """A byte stream that cannot seek, like a pipe or a socket."""
+
+    def __init__(self, data: bytes):
+        self._inner = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        return self._inner.readinto(b)
+
+
 def test_widening_from_a_non_seekable_stream():
-    class Pipe(io.RawIOBase):
-        def __init__(self, data):
-            self._inner = io.BytesIO(data)
-
-        def readable(self):
-            return True
-
-        def readinto(self, b):
-            return self._inner.readinto(b)
-
     data = b"x\n" + b"1\n" * 3000 + b"2.5\n"
-    table = arrow_bridge.read_csv(Pipe(data), block_size=512)
+    table = arrow_bridge.read_csv(_Pipe(data), block_size=512)
     assert table.equals(pacsv.read_csv(io.BytesIO(data)))
+
+
+def test_quoted_newline_cut_from_a_non_seekable_stream():
+    # Regression: the unparsed tail of a span cut inside a quoted field was
+    # dropped when the source could not seek.
+    # The first 64 KiB arrive with the header; spans are cut after that.
+    data = b"a,b\n" + b"1,x\n" * 20_000 + b'"9\nc""d",y\n' + b"2,z\n" * 5
+    expected = reference(data)
+    for block_size in (7, 13, 50, 173):
+        table = arrow_bridge.read_csv(_Pipe(data), block_size=block_size, n_threads=2)
+        assert table.equals(expected), block_size
 
 
 def test_bom_crlf_and_missing_trailing_newline():
