@@ -209,7 +209,7 @@ class CsvReader:
             if rung > self.hints[j]:
                 self.hints[j] = rung
         if result.status == S.BAD_ROW:
-            raise self._field_count_error(span, result.error_at, line)
+            raise self._field_count_error(span, result.error_at, line)[0]
         if result.status == S.UNTERMINATED_QUOTE:
             raise self._error(span, result.error_at, line, None, "unterminated quoted field")
         if result.bad_value is not None:
@@ -223,17 +223,18 @@ class CsvReader:
 
     def _report_bad_rows(self, result: SpanResult, line: int) -> None:
         policy = self.opts.on_bad_lines
+        if policy == "skip":
+            return
         for offset, nfields in result.bad_rows:
-            if policy == "skip":
-                return
-            err = self._field_count_error(result.span, int(offset), line)
+            err, text = self._field_count_error(result.span, int(offset), line)
             if callable(policy):
-                if _invalid_row_verdict(policy, err, len(self.names), int(nfields)) != "skip":
+                if _invalid_row_verdict(policy, len(self.names), int(nfields), err.line, text) != "skip":
                     raise err
             else:
                 warnings.warn(f"skipping bad line: {err}", CsvBadLineWarning, stacklevel=5)
 
-    def _field_count_error(self, span: Span, offset: int, line: int) -> CsvParseError:
+    def _field_count_error(self, span: Span, offset: int, line: int) -> tuple[CsvParseError, str]:
+        """The error for the record at ``offset`` and the record's text."""
         buf = span.buf
         starts = np.empty(len(self.names) + 64, dtype=np.int64)
         ends, flags = np.empty_like(starts), np.empty(len(starts), dtype=np.uint8)
@@ -241,11 +242,11 @@ class CsvReader:
                                             starts, ends, flags)
         got = f"{nfields}" if status != S.OUT_OF_SPACE else f"more than {len(starts)}"
         text = bytes(buf[offset:end]).rstrip(b"\r\n").decode("utf-8", "replace")
-        if len(text) > 100:
-            text = text[:96] + " ..."
+        shown = text if len(text) <= 100 else text[:96] + " ..."
         missing = self.names[nfields] if nfields < len(self.names) else None
-        return self._error(span, offset, line, missing,
-                           f"expected {len(self.names)} fields, got {got}: {text!r}")
+        err = self._error(span, offset, line, missing,
+                          f"expected {len(self.names)} fields, got {got}: {shown!r}")
+        return err, text
 
     def _error(self, span: Span, offset: int, line: int, column: Optional[str], reason: str) -> CsvParseError:
         line += count_line_breaks(span.buf, 0, offset)
@@ -325,8 +326,9 @@ def _run(executor: Optional[ThreadPoolExecutor], fn, *args: Any) -> Future:
     return future
 
 
-def _invalid_row_verdict(handler, err: CsvParseError, expected: int, actual: int) -> str:
-    """Calls a pyarrow-style ``invalid_row_handler`` (it gets a ``pyarrow.csv.InvalidRow``)."""
+def _invalid_row_verdict(handler, expected: int, actual: int, line: int, text: str) -> str:
+    """Asks a pyarrow-style ``invalid_row_handler``: it gets a
+    ``pyarrow.csv.InvalidRow`` and answers ``"skip"`` or ``"error"``."""
     from pyarrow.csv import InvalidRow
 
-    return handler(InvalidRow(expected, actual, err.line, err.reason))
+    return handler(InvalidRow(expected, actual, line, text))

@@ -184,3 +184,17 @@ def test_cli_prints_schema_and_speed(csv_path, capsys):
     out = capsys.readouterr().out
     assert "id: int64" in out and "rows: 150" in out and "pyarrow.csv" in out
     assert main([os.fspath(csv_path) + ".missing"]) == 1
+
+
+def test_invalid_row_handler_sees_the_row():
+    seen = []
+
+    def handler(row):
+        seen.append(row)
+        return "skip"
+
+    data = b"a,b\n1,2\n3\n4,5\n"
+    table = arrow_bridge.read_csv(io.BytesIO(data),
+                                  parse_options=pacsv.ParseOptions(invalid_row_handler=handler))
+    assert table.to_pydict() == {"a": [1, 4], "b": [2, 5]}
+    assert [(r.expected_columns, r.actual_columns, r.number, r.text) for r in seen] == [(2, 1, 3, "3")]
