@@ -1,8 +1,28 @@
 """ndp_core: the runtime both the host and the (emulated) device speak.
 
-Today it provides the compiled page-I/O engine used by the reader; the command
-set, queues and StorageApp runner arrive with the emulated SSD.
+* ``BlockReader`` — positional page I/O used by the reader's host path.
+* ``Engine`` — the device's command engine: an NVMe-style queue pair, streams,
+  StorageApp instances (MINIT/MREAD/MWRITE/MDEINIT, Summarizer *_TSK) run on
+  worker threads with the GIL released. Functional only so far: the timing
+  model, task-queue slots and fault injection arrive with the emulated SSD.
+* ``ndp_core.engine`` — ``Status``/``Opcode`` enums and the Numba-side
+  StorageApp ABI helpers (``storage_app``, ``app_input``, ...).
 """
-from ndp_core._core import BlockReader
+from ndp_core._core import (
+    MAX_PAGES_PER_COMMAND,
+    BlockReader,
+    Completion,
+    Engine,
+    split_request,
+)
+from ndp_core.engine import Opcode, Status
 
-__all__ = ["BlockReader"]
+__all__ = [
+    "MAX_PAGES_PER_COMMAND",
+    "BlockReader",
+    "Completion",
+    "Engine",
+    "Opcode",
+    "Status",
+    "split_request",
+]

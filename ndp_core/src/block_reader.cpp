@@ -1,4 +1,5 @@
 #include "block_reader.hpp"
+#include "posix_io.hpp"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -34,17 +35,7 @@ void BlockReader::close() {
 std::size_t BlockReader::read_at(std::uint64_t offset, std::uint8_t* dst,
                                  std::size_t length) const {
   if (fd_ < 0) throw std::system_error(EBADF, std::generic_category(), path_ + ": closed");
-  std::size_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd_, dst + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), path_);
-    }
-    if (n == 0) break;  // end of file
-    done += static_cast<std::size_t>(n);
-  }
-  return done;
+  return pread_fully(fd_, offset, dst, length, path_);
 }
 
 }  // namespace ndp
