@@ -57,22 +57,29 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     data = _Buffered(source, opts.block_size)
     if len(data.buf) == 0:
         raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
-    pos = 3 if bytes(data.buf[:3]) == _BOM else 0
+    while len(data.buf) < len(_BOM) and data.more():
+        pass  # tiny block sizes: see the whole BOM before deciding
+    pos = len(_BOM) if bytes(data.buf[: len(_BOM)]) == _BOM else 0
     pos = _skip_lines(data, pos, opts.skip_rows, source.name)
     if opts.header:
         header_at = pos
         fields, pos = _record(data, pos, opts)
         if not fields and opts.column_names is None:
-            raise CsvParseError(source.name, 1, None, header_at, "empty CSV file: no header row")
-        names = [_decode_name(v, source.name, header_at) for v in fields]
+            raise CsvParseError(source.name, _line_at(data, header_at), None, header_at,
+                                "empty CSV file: no header row")
+        names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in fields]
     if opts.column_names is not None:
         names = list(opts.column_names)
     elif not opts.header:
         fields, _ = _record(data, pos, opts)
         names = [f"f{i}" for i in range(len(fields))]
     pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
-    line = 1 + count_line_breaks(data.buf, 0, pos)
-    return Preamble(names, pos, line, data.buf[pos:], data.eof)
+    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof)
+
+
+def _line_at(data: "_Buffered", pos: int) -> int:
+    """The 1-based physical line of byte ``pos`` of the buffered start."""
+    return 1 + count_line_breaks(data.buf, 0, pos)
 
 
 def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool = True) -> int:
@@ -86,7 +93,8 @@ def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool =
                 break
             if not data.more():
                 if strict:
-                    raise CsvParseError(name, 1, None, pos, f"cannot skip {count} rows: the file is shorter")
+                    raise CsvParseError(name, _line_at(data, pos), None, pos,
+                                        f"cannot skip {count} rows: the file is shorter")
                 return len(data.buf)
     return pos
 
@@ -106,8 +114,8 @@ def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], i
         elif status == S.NEEDS_MORE:
             data.more()
         elif status == S.UNTERMINATED_QUOTE:
-            raise CsvParseError(data.source.name, 1 + count_line_breaks(data.buf, 0, next_pos), None,
-                                next_pos, "unterminated quoted field")
+            raise CsvParseError(data.source.name, _line_at(data, next_pos), None, next_pos,
+                                "unterminated quoted field")
         else:
             break
     scratch = np.empty(max(int((ends[:n] - starts[:n]).max(initial=0)), 1), dtype=np.uint8)
@@ -118,8 +126,8 @@ def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], i
     return values, next_pos
 
 
-def _decode_name(raw: bytes, path: str, offset: int) -> str:
+def _decode_name(raw: bytes, path: str, line: int, offset: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CsvParseError(path, 1, None, offset, f"header is not valid UTF-8: {raw!r}") from exc
+        raise CsvParseError(path, line, None, offset, f"header is not valid UTF-8: {raw!r}") from exc

@@ -42,7 +42,7 @@ class SpanResult:
 
     span: Span
     status: int = S.OK
-    parsed: int = 0  # bytes of the span consumed (all, unless NEEDS_MORE)
+    parsed: int = 0  # bytes of complete, good records (all, unless NEEDS_MORE or an error)
     nrows: int = 0
     line_breaks: int = 0
     columns: list = field(default_factory=list)  # pa.Array per selected column
@@ -126,16 +126,20 @@ class CsvReader:
             while pending:
                 span, future = pending.popleft()
                 result = future.result()
+                remaining = None if self.opts.nrows is None else self.opts.nrows - rows
+                if remaining is not None and (result.nrows > remaining or (
+                        result.nrows == remaining and result.status not in (S.OK, S.NEEDS_MORE))):
+                    self._truncate(result, remaining)
                 self._check(result, line)
                 line += result.line_breaks
                 rows += result.nrows
                 results.append(self._release(result))
-                if result.status == S.NEEDS_MORE:
+                if result.status == S.NEEDS_MORE and not self._enough(rows):
                     following = pending.popleft()[0] if pending else next(cutter)
                     tail = span.buf[result.parsed:]
                     pending.appendleft((fresh := recut(tail, span.offset + result.parsed, following),
                                         _run(executor, self._parse_span, fresh)))
-                if self.opts.nrows is not None and rows >= self.opts.nrows:
+                if self._enough(rows):
                     break
                 refill()
         finally:
@@ -144,6 +148,9 @@ class CsvReader:
             if executor is not None:
                 executor.shutdown(wait=True)
         return results
+
+    def _enough(self, rows: int) -> bool:
+        return self.opts.nrows is not None and rows >= self.opts.nrows
 
     def _release(self, result: SpanResult) -> SpanResult:
         """Keeps a span's parsed bytes only where they cannot be read again.
@@ -172,6 +179,7 @@ class CsvReader:
         result.status, result.nrows, result.line_breaks = status, nrows, lines
         if status not in (S.OK, S.NEEDS_MORE):
             result.error_at = pos
+            result.parsed = int(row_starts[nrows])  # the failing record's start
             return None
         result.parsed = pos
         n_bad = int(result.counters[S.BAD_ROWS])
@@ -182,14 +190,19 @@ class CsvReader:
     def _parse_span(self, span: Span) -> SpanResult:
         result = SpanResult(span)
         tokens = self._tokenize(span.buf, span.at_eof, result)
-        if tokens is None:
-            return result
+        if tokens is not None:
+            self._convert_columns(tokens, result, self.hints)
+        return result
+
+    def _convert_columns(self, tokens: TokenizedSpan, result: SpanResult, start_rungs: list[int]) -> None:
+        """Converts every planned column; inferred ones from ``start_rungs`` up."""
+        result.columns, result.rungs, result.bad_value = [], [], None
         for j, plan in enumerate(self.plans):
             if plan.index < 0:
                 result.columns.append(None)
                 result.rungs.append(-1)
             elif plan.type is None:
-                rung, array = self.inferring.convert_from(tokens, plan.index, self.hints[j])
+                rung, array = self.inferring.convert_from(tokens, plan.index, start_rungs[j])
                 result.columns.append(array)
                 result.rungs.append(rung)
             else:
@@ -200,7 +213,31 @@ class CsvReader:
                         result.bad_value = (bad_row, j, offset)
                 result.columns.append(array)
                 result.rungs.append(-1)
-        return result
+
+    def _truncate(self, result: SpanResult, keep: int) -> None:
+        """Keeps the span's first ``keep`` rows, converted as if nothing followed.
+
+        With ``nrows``, types are inferred from the rows returned only (as pandas
+        does), so how far past ``nrows`` a span happened to reach cannot matter,
+        nor can errors there.
+        """
+        buf = self._span_text(result.span, result.parsed)
+        scratch_result = SpanResult(result.span)
+        tokens = self._tokenize(buf, True, scratch_result)
+        end_of_kept = int(tokens.row_starts[keep]) if keep < tokens.nrows else len(buf)
+        tokens.nrows = keep
+        self._convert_columns(tokens, result, [0] * len(self.plans))
+        result.status, result.nrows, result.parsed = S.OK, keep, end_of_kept
+        result.line_breaks = count_line_breaks(buf, 0, end_of_kept)
+        bad = scratch_result.bad_rows
+        result.bad_rows = bad[bad[:, 0] < end_of_kept] if bad is not None else None
+        result.span = Span(buf, result.span.offset, True, result.span.index)
+
+    def _span_text(self, span: Span, length: int) -> np.ndarray:
+        """The first ``length`` bytes of a span, read again where possible."""
+        if self.source.random_access:
+            return self.source.read_range(span.offset, length)
+        return span.buf[:length]
 
     # ---- in-order checks: errors and bad lines -------------------------------------------------
     def _check(self, result: SpanResult, line: int) -> None:
@@ -271,9 +308,8 @@ class CsvReader:
                 self._reconvert(result, targets)
 
     def _reconvert(self, result: SpanResult, targets: list[int]) -> None:
-        span = result.span
-        buf = span.buf if not self.source.random_access else self.source.read_range(span.offset, result.parsed)
-        scratch_result = SpanResult(span)
+        buf = self._span_text(result.span, result.parsed)
+        scratch_result = SpanResult(result.span)
         tokens = self._tokenize(buf, True, scratch_result)
         for j, plan in enumerate(self.plans):
             if plan.type is None and plan.index >= 0 and result.rungs[j] != targets[j]:

@@ -123,8 +123,10 @@ def _slow_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
             if c != escape:
                 break
             flags |= COMPLEX
-            if pos + 1 < end and (buf[pos + 1] == LF or buf[pos + 1] == CR):
-                breaks += 1
+            if pos + 1 < end:  # an escaped line break is still a physical one (CR LF counts once)
+                e = buf[pos + 1]
+                if e == LF or (e == CR and (pos + 2 >= end or buf[pos + 2] != LF)):
+                    breaks += 1
             pos += 2
             continue
         pos += 1
@@ -181,7 +183,8 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     Returns ``(status, rows, position, line_breaks)``: with ``OK``, ``position``
     is ``end``; with ``NEEDS_MORE`` (the span ends inside a record and not
     ``at_eof``), the end of the last complete record; with an error, the
-    offending record's start. ``line_breaks`` counts line ends before ``position``.
+    offending record's start (for an unterminated quote, the quote's offset).
+    ``line_breaks`` counts line ends before the record at ``position``.
     """
     pos = start
     rows = 0
@@ -198,11 +201,14 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
         if rows >= capacity:
             return OUT_OF_SPACE, rows, pos, lines
         record_start = pos
+        row_starts[rows] = record_start  # also tells the caller where a failing record starts
         record_lines = 0
         nfields = 0
         status = OK
         slot = rows
+        field_start = pos
         while True:
+            field_start = pos
             pos, field_flags, status, breaks = _scan_field(buf, pos, end, at_eof, special, quote,
                                                            escape, double_quote, stop_at_end)
             if status != OK:
@@ -223,7 +229,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
                 counters[BYTES_SCANNED] += record_start - start
                 counters[ROWS] += rows
                 return NEEDS_MORE, rows, record_start, lines
-            return status, rows, record_start, lines
+            return status, rows, field_start, lines  # where the unterminated quote opens
         if pos < end:
             pos = _record_end(buf, pos, end)
             record_lines += 1
@@ -236,7 +242,6 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
                 bad_rows[n_bad, 1] = nfields
             n_bad += 1
             continue
-        row_starts[rows] = record_start
         rows += 1
     counters[BYTES_SCANNED] += end - start
     counters[ROWS] += rows
@@ -275,6 +280,6 @@ def split_record(buf, start, end, at_eof, delim, special, quote, escape, double_
         if pos >= end or buf[pos] != delim:
             break
         pos += 1
-    if pos >= end and not at_eof:
-        return NEEDS_MORE, nfields, pos
+    if not at_eof and (pos >= end or (buf[pos] == CR and pos + 1 >= end)):
+        return NEEDS_MORE, nfields, pos  # the line end (or the LF of a CRLF) is not here yet
     return OK, nfields, _record_end(buf, pos, end)

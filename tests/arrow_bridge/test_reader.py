@@ -105,10 +105,16 @@ def test_usecols_positions_and_missing_columns():
         pacsv.read_csv(io.BytesIO(data), convert_options=co))
 
 
-@pytest.mark.parametrize("nrows", [0, 1, 3, 1000])
+@pytest.mark.parametrize("nrows", [1, 3, 1000])
 def test_nrows(csv_path, nrows):
     table = arrow_bridge.read_csv(csv_path, nrows=nrows, block_size=64)
     assert table.equals(arrow_bridge.read_csv(csv_path).slice(0, nrows))
+
+
+def test_nrows_zero_reads_the_header_only(csv_path):
+    table = arrow_bridge.read_csv(csv_path, nrows=0, block_size=64)
+    assert table.num_rows == 0 and table.schema.names == ["id", "name", "price", "day", "ok"]
+    assert set(table.schema.types) == {pa.null()}  # nothing to infer from, like a header-only file
 
 
 def test_type_widening_in_a_late_block_retypes_earlier_chunks(tmp_path):
@@ -198,3 +204,13 @@ def test_invalid_row_handler_sees_the_row():
                                   parse_options=pacsv.ParseOptions(invalid_row_handler=handler))
     assert table.to_pydict() == {"a": [1, 4], "b": [2, 5]}
     assert [(r.expected_columns, r.actual_columns, r.number, r.text) for r in seen] == [(2, 1, 3, "3")]
+
+
+@pytest.mark.parametrize("block_size", [1, 4, 64, 1 << 20])
+def test_nrows_infers_types_from_the_rows_returned(block_size):
+    data = b"x,y\n" + b"1,a\n" * 50 + b"1.5,b\n" + b"oops\n"
+    table = arrow_bridge.read_csv(io.BytesIO(data), nrows=2, block_size=block_size, n_threads=1)
+    assert table.to_pydict() == {"x": [1, 1], "y": ["a", "a"]}
+    assert table.schema.field("x").type == pa.int64()  # the 1.5 and the bad row lie past nrows
+    with pytest.raises(arrow_bridge.CsvParseError):
+        arrow_bridge.read_csv(io.BytesIO(data), nrows=52, block_size=block_size)

@@ -100,3 +100,10 @@ def test_split_record_respects_capacity(capacity, expected):
     assert status == expected
     if status == S.OK:
         assert (n, pos) == (3, 6)
+
+
+def test_escaped_line_breaks_count_as_physical_lines():
+    # An escaped CR followed by LF is one physical line break, as everywhere else.
+    status, rows, _, lines, fields, _, _, _ = run(b"a\\\r\nb\nc\\\nd\n", 1, escape_char="\\")
+    assert (status, rows, lines) == (S.OK, 3, 4)
+    assert fields == [b"a\\\r", b"b", b"c\\\nd"]
