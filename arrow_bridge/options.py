@@ -19,7 +19,7 @@ _DEFAULT_CONVERT = pacsv.ConvertOptions()
 DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
 DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
 DEFAULT_FALSE_VALUES = tuple(_DEFAULT_CONVERT.false_values)
-DEFAULT_BLOCK_SIZE = 4 << 20
+DEFAULT_BLOCK_SIZE = 2 << 20
 MAX_BLOCK_SIZE = 1 << 30
 ON_BAD_LINES = ("error", "skip", "warn")
 

@@ -33,7 +33,8 @@ from arrow_bridge.preamble import Preamble, read_preamble
 from arrow_bridge.source import ByteSource
 from arrow_bridge.spans import Span, SpanCutter, recut
 
-_BAD_ROWS_KEPT = 4096  # bad rows described per span (all are counted)
+_BAD_ROWS_KEPT = 4096
+_NOTHING = np.empty(0, dtype=np.uint8)  # bad rows described per span (all are counted)
 
 
 @dataclass
@@ -160,7 +161,8 @@ class CsvReader:
         """
         self.counters += result.counters
         span = result.span
-        kept = span.buf[:0] if self.source.random_access else span.buf[: result.parsed]
+        # A view would keep the whole block alive: random-access sources keep nothing.
+        kept = _NOTHING if self.source.random_access else span.buf[: result.parsed]
         result.span = Span(kept, span.offset, span.at_eof, span.index)
         return result
 

@@ -144,16 +144,17 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
 
 @nb.njit(nogil=True, cache=True)
 def string_bytes_upper_bound(span, col):
-    """Sum of the column's raw field lengths: enough room for its values."""
-    _, row_starts, ends, _, nrows, capacity, _, _ = span
+    """Room for the column's values: raw field lengths, less the quotes of plainly
+    quoted fields (exact unless a field needs unescaping, which only shrinks it)."""
+    _, row_starts, ends, flags, nrows, capacity, _, _ = span
     base = col * capacity
     total = 0
-    if col == 0:
-        for r in range(nrows):
-            total += ends[r] - row_starts[r]
-    else:
-        for r in range(nrows):
-            total += ends[base + r] - ends[base - capacity + r] - 1
+    for r in range(nrows):
+        i = base + r
+        start = row_starts[r] if col == 0 else ends[i - capacity] + 1
+        total += ends[i] - start
+        if flags[i] == QUOTED:
+            total -= 2
     return total
 
 
