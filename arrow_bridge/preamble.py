@@ -46,8 +46,11 @@ class _Buffered:
     def more(self) -> bool:
         if self.eof:
             return False
-        block = self.source.read_block(self.block_size)
-        self.eof = len(block) < self.block_size
+        # Grow geometrically: each call copies what was read, so fixed-size
+        # steps would make a long header or skipped line quadratic.
+        want = max(self.block_size, len(self.buf))
+        block = self.source.read_block(want)
+        self.eof = len(block) < want
         self.buf = concat(self.buf, block)
         return True
 

@@ -72,7 +72,6 @@ class CsvReader:
         self.rules = ValueRules.from_options(opts)
         self.inferring = InferringConverter(self.rules)
         self.dialect = Dialect.from_options(opts)
-        self.counters = empty_counters()
 
     # ---- driver -------------------------------------------------------------------------
     def read(self) -> pa.Table:
@@ -159,7 +158,6 @@ class CsvReader:
         The result gets its own ``Span``: the driver still needs the original's
         unparsed tail when the cut fell inside a record.
         """
-        self.counters += result.counters
         span = result.span
         # A view would keep the whole block alive: random-access sources keep nothing.
         kept = _NOTHING if self.source.random_access else span.buf[: result.parsed]

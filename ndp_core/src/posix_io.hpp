@@ -29,4 +29,18 @@ inline std::size_t pread_fully(int fd, std::uint64_t offset, std::uint8_t* dst, 
   return done;
 }
 
+// Writes all of src at offset; EINTR and short writes are retried.
+inline void pwrite_fully(int fd, std::uint64_t offset, const std::uint8_t* src, std::size_t length,
+                         const std::string& path) {
+  std::size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pwrite(fd, src + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), path);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 }  // namespace ndp

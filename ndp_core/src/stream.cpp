@@ -44,15 +44,7 @@ std::size_t Stream::read_at(std::uint64_t offset, std::uint8_t* dst, std::size_t
 }
 
 void Stream::write_at(std::uint64_t offset, const std::uint8_t* src, std::size_t length) {
-  std::size_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pwrite(fd_, src + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), path_);
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  pwrite_fully(fd_, offset, src, length, path_);
   // Grow the page map; concurrent writers race only to a larger size.
   std::uint64_t end = offset + length;
   std::uint64_t seen = size_.load();
