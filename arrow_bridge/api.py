@@ -1,15 +1,17 @@
 """Public entry points: ``read_csv`` (→ pyarrow.Table) and ``read_pandas``."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import IO, TYPE_CHECKING, Any, Union
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from arrow_bridge.options import resolve_options
+from arrow_bridge.options import CsvOptions, resolve_options
+from arrow_bridge.preamble import read_preamble
 from arrow_bridge.reader import CsvReader
-from arrow_bridge.source import open_source
+from arrow_bridge.source import ByteSource, RangeSource, open_source
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,6 +25,7 @@ def read_csv(
     read_options: pacsv.ReadOptions | None = None,
     parse_options: pacsv.ParseOptions | None = None,
     convert_options: pacsv.ConvertOptions | None = None,
+    byte_range: tuple[int, int] | None = None,
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -37,6 +40,12 @@ def read_csv(
     ``escapechar``, ``doublequote``, ``quoting``, ``decimal``, plus
     ``n_threads`` and ``block_size``.
 
+    ``byte_range=(start, stop)`` reads only the data rows in bytes
+    ``[start, stop)`` of a seekable source (both ends on record boundaries,
+    e.g. from :func:`arrow_bridge.ranges.record_ranges`); names come from
+    ``names``/``column_names`` or the file's header. Errors still name
+    file-global lines and byte offsets.
+
     Malformed input raises :class:`arrow_bridge.CsvParseError` (a
     ``ValueError``) naming the file, line, column and byte offset.
 
@@ -46,7 +55,20 @@ def read_csv(
     """
     opts = resolve_options(read_options, parse_options, convert_options, **options)
     with open_source(source) as src:
+        if byte_range is not None:
+            src, opts = _range_of(src, opts, byte_range)
         return CsvReader(src, opts).read()
+
+
+def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) -> tuple[ByteSource, CsvOptions]:
+    """The source and options reading only the data rows in ``byte_range``."""
+    names = opts.column_names
+    if names is None:  # the file's own header names the columns
+        names = read_preamble(src, opts).names
+    start, stop = (int(v) for v in byte_range)
+    opts = dataclasses.replace(opts, column_names=tuple(names), header=False, skip_rows=0,
+                               skip_rows_after_names=0)
+    return RangeSource(src, start, stop), opts
 
 
 def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", **options: Any) -> "pd.DataFrame":

@@ -75,6 +75,8 @@ class CsvReader:
 
     # ---- driver -------------------------------------------------------------------------
     def read(self) -> pa.Table:
+        if self.source.random_access and not len(self.source.read_range(0, 1)) and self.opts.column_names:
+            return self._empty_table(list(self.opts.column_names))  # e.g. an empty byte range
         pre = read_preamble(self.source, self.opts)
         if not pre.names:
             raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,
@@ -286,8 +288,8 @@ class CsvReader:
         return err, text
 
     def _error(self, span: Span, offset: int, line: int, column: Optional[str], reason: str) -> CsvParseError:
-        line += count_line_breaks(span.buf, 0, offset)
-        return CsvParseError(self.source.name, line, column, span.offset + offset, reason)
+        line += count_line_breaks(span.buf, 0, offset) + self.source.lines_before_origin()
+        return CsvParseError(self.source.name, line, column, self.source.origin + span.offset + offset, reason)
 
     def _field_text(self, buf: np.ndarray, offset: int) -> str:
         starts = np.empty(1, np.int64)
@@ -316,6 +318,11 @@ class CsvReader:
                 rung, array = self.inferring.convert_from(tokens, plan.index, targets[j])
                 result.rungs[j], result.columns[j] = rung, array
 
+    def _empty_table(self, names: list[str]) -> pa.Table:
+        self.names = names
+        self.plans = self._plan_columns(names)
+        return self._assemble([])
+
     def _assemble(self, results: list[SpanResult]) -> pa.Table:
         total = sum(r.nrows for r in results)
         arrays = []
@@ -323,7 +330,7 @@ class CsvReader:
             if plan.index < 0:
                 arrays.append(pa.chunked_array([pa.nulls(total, plan.type or pa.null())]))
                 continue
-            type_ = plan.type or INFERENCE_LADDER[results[0].rungs[j]]
+            type_ = plan.type or (INFERENCE_LADDER[results[0].rungs[j]] if results else pa.null())
             arrays.append(pa.chunked_array([r.columns[j] for r in results], type=type_))
         table = pa.Table.from_arrays(arrays, names=[p.name for p in self.plans])
         if self.opts.nrows is not None and table.num_rows > self.opts.nrows:

@@ -27,6 +27,11 @@ class ByteSource:
 
     name: str = "<stream>"
     random_access: bool = False
+    origin: int = 0  # file offset of this source's first byte (byte ranges)
+
+    def lines_before_origin(self) -> int:
+        """Physical line breaks in the file before :attr:`origin` (for error lines)."""
+        return 0
 
     def readinto(self, buf: np.ndarray) -> int:
         """Fills ``buf`` with the next bytes; returns the count (short at end)."""
@@ -71,6 +76,57 @@ class PathSource(ByteSource):
 
     def close(self) -> None:
         self._reader.close()
+
+
+class RangeSource(ByteSource):
+    """Bytes ``[start, stop)`` of a random-access source, read as a file of its own.
+
+    Errors keep file-global positions: :attr:`origin` is ``start`` and the line
+    breaks before it are counted only when an error needs them.
+
+    >>> with RangeSource(open_source("data.csv"), 1024, 4096) as part:  # doctest: +SKIP
+    ...     block = part.read_block(1 << 20)
+    """
+
+    random_access = True
+
+    def __init__(self, base: ByteSource, start: int, stop: int):
+        if not base.random_access:
+            raise ValueError("byte_range needs a seekable source (a local path or seekable file)")
+        if not 0 <= start <= stop:
+            raise ValueError(f"byte_range must satisfy 0 <= start <= stop, got ({start}, {stop})")
+        self.name = base.name
+        self.origin = start
+        self._base, self._length, self._pos = base, stop - start, 0
+
+    def readinto(self, buf: np.ndarray) -> int:
+        want = min(len(buf), self._length - self._pos)
+        got = self._base.read_range(self.origin + self._pos, want) if want > 0 else buf[:0]
+        buf[: len(got)] = got
+        self._pos += len(got)
+        return len(got)
+
+    def read_range(self, offset: int, length: int) -> np.ndarray:
+        length = max(0, min(length, self._length - offset))
+        return self._base.read_range(self.origin + offset, length)
+
+    def lines_before_origin(self) -> int:
+        from arrow_bridge.kernels.tokenizer import count_line_breaks
+
+        lines, pos, block = 0, 0, 1 << 24
+        while pos < self.origin:
+            chunk = self._base.read_range(pos, min(block, self.origin - pos))
+            if not len(chunk):
+                break
+            # A CR ending one chunk and an LF starting the next are one break.
+            lines += count_line_breaks(chunk, 0, len(chunk))
+            if chunk[-1] == 13 and pos + len(chunk) < self.origin and self._base.read_range(pos + len(chunk), 1)[0] == 10:
+                lines -= 1
+            pos += len(chunk)
+        return lines
+
+    def close(self) -> None:
+        self._base.close()
 
 
 class FileObjectSource(ByteSource):

@@ -214,3 +214,18 @@ def test_nrows_infers_types_from_the_rows_returned(block_size):
     assert table.schema.field("x").type == pa.int64()  # the 1.5 and the bad row lie past nrows
     with pytest.raises(arrow_bridge.CsvParseError):
         arrow_bridge.read_csv(io.BytesIO(data), nrows=52, block_size=block_size)
+
+
+def test_byte_range_reads_exactly_its_records_with_global_error_positions(tmp_path):
+    data = b'a,b\r\n1,x\r\n2,"y\nz"\r\n3,w\r\n4,bad,extra\r\n'
+    path = tmp_path / "r.csv"
+    path.write_bytes(data)
+    cuts = [data.index(b"1,"), data.index(b"2,"), data.index(b"3,"), data.index(b"4,")]
+    parts = [arrow_bridge.read_csv(str(path), byte_range=(a, b), dtype={"a": pa.int64(), "b": pa.string()})
+             for a, b in zip(cuts, cuts[1:])]
+    assert pa.concat_tables(parts).equals(arrow_bridge.read_csv(str(path), nrows=3))
+    empty = arrow_bridge.read_csv(str(path), byte_range=(cuts[1], cuts[1]), names=["a", "b"], header=None)
+    assert empty.num_rows == 0 and empty.column_names == ["a", "b"]
+    with pytest.raises(arrow_bridge.CsvParseError) as err:
+        arrow_bridge.read_csv(str(path), byte_range=(cuts[3], len(data)))
+    assert (err.value.line, err.value.byte_offset) == (6, cuts[3])
