@@ -26,6 +26,8 @@ def read_csv(
     parse_options: pacsv.ParseOptions | None = None,
     convert_options: pacsv.ConvertOptions | None = None,
     byte_range: tuple[int, int] | None = None,
+    device: Any = None,
+    split: str = "host",
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -46,6 +48,15 @@ def read_csv(
     ``names``/``column_names`` or the file's header. Errors still name
     file-global lines and byte offsets.
 
+    ``device=`` runs the kernels inside a computational storage device: a
+    ``Device`` (``device_emulator.ComputationalSSD(...)``,
+    ``ndp_core.device.HostOnly()``) or a profile name such as
+    ``"modern-gen4"``; ``split`` shares the work between host and device:
+    ``"host"``, ``"device"``, ``"static:<fraction>"`` or ``"dynamic"``. The
+    Table is the same whatever the device and split; the run's
+    ``ndp_core.report.Report`` is recorded (``with ndp_core.report.collect()
+    as c: ...``).
+
     Malformed input raises :class:`arrow_bridge.CsvParseError` (a
     ``ValueError``) naming the file, line, column and byte offset.
 
@@ -57,7 +68,16 @@ def read_csv(
     with open_source(source) as src:
         if byte_range is not None:
             src, opts = _range_of(src, opts, byte_range)
-        return CsvReader(src, opts).read()
+        return CsvReader(src, opts, _device(device), split).read()
+
+
+def _device(device: Any) -> Any:
+    """``device=``: a Device, a profile name (an emulated SSD), or None (host path)."""
+    if isinstance(device, str):
+        from device_emulator import ComputationalSSD
+
+        return ComputationalSSD(device)
+    return device
 
 
 def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) -> tuple[ByteSource, CsvOptions]:

@@ -83,20 +83,69 @@ _NO_BITS = np.empty(0, dtype=np.uint8)
 _TIME_UNITS = {"s": (0, 1), "ms": (3, 1_000), "us": (6, 1_000_000), "ns": (9, 1_000_000_000)}
 
 
-def _fixed_width(type_: pa.DataType, rules: ValueRules, kind: int, params=(0, 0, 0)) -> Converter:
-    """A converter running ``convert_fixed`` for a fixed-width Arrow type."""
-    is_bool = kind == K.BOOL
-    dtype = None
+STRINGS = -1  # ConversionSpec.kind of string/binary types
+
+
+@dataclass(frozen=True)
+class ConversionSpec:
+    """How one Arrow type is produced: ``convert_fixed``'s ``kind``/``params`` and
+    value dtype, or ``kind == STRINGS`` with offset width and UTF-8 check."""
+
+    kind: int
+    params: tuple = (0, 0, 0)
+    dtype: type = np.uint8  # value array dtype (fixed width)
+    large: bool = False  # int64 offsets
+    check_utf8: bool = False
+
+
+def _fixed_dtype(type_: pa.DataType, kind: int) -> type:
     if kind in (K.SIGNED, K.UNSIGNED, K.FLOAT):
-        dtype = type_.to_pandas_dtype()
-    elif kind == K.NULL:
-        dtype = np.uint8  # written (zeros) but never wrapped; shares the bool specialization
-    elif not is_bool:  # temporal values are stored as their integer representation
-        dtype = np.int32 if type_.bit_width == 32 else np.int64
-    params = tuple(np.int64(p) for p in params)
+        return type_.to_pandas_dtype()
+    if kind in (K.NULL, K.BOOL):
+        return np.uint8  # NULL: zeros never wrapped; BOOL: values go to a bitmap
+    return np.int32 if type_.bit_width == 32 else np.int64  # temporal: integer representation
+
+
+def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
+    """The kernel settings that turn CSV fields into ``type_``.
+
+    >>> conversion_spec(pa.int16(), ValueRules.from_options(CsvOptions())).params
+    (16, 0, 0)
+    """
+    if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
+        return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
+                              check_utf8=rules.check_utf8 and type_ in (pa.string(), pa.large_string()))
+    if pa.types.is_null(type_):
+        kind, params = K.NULL, (0, 0, 0)
+    elif pa.types.is_signed_integer(type_):
+        kind, params = K.SIGNED, (type_.bit_width, 0, 0)
+    elif pa.types.is_unsigned_integer(type_):
+        kind, params = K.UNSIGNED, (type_.bit_width, 0, 0)
+    elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
+        kind, params = K.FLOAT, (int(rules.decimal_point), 0, 0)
+    elif pa.types.is_boolean(type_):
+        kind, params = K.BOOL, (0, 0, 0)
+    elif pa.types.is_date32(type_):
+        kind, params = K.DATE, (0, 0, 0)
+    elif pa.types.is_time(type_) or pa.types.is_timestamp(type_):
+        digits, per_second = _TIME_UNITS[type_.unit]
+        zoned = int(getattr(type_, "tz", None) is not None)
+        kind = K.TIME if pa.types.is_time(type_) else K.TIMESTAMP
+        params = (digits, zoned, per_second)
+    else:
+        raise NotImplementedError(f"reading CSV values as {type_} is not supported")
+    return ConversionSpec(kind, params, _fixed_dtype(type_, kind))
+
+
+def _fixed_width(type_: pa.DataType, rules: ValueRules, spec: ConversionSpec) -> Converter:
+    """A converter running ``convert_fixed`` for a fixed-width Arrow type."""
+    kind = spec.kind
+    is_bool = kind == K.BOOL
+    dtype = spec.dtype
+    params = tuple(np.int64(p) for p in spec.params)
 
     def convert(span: TokenizedSpan, col: int) -> Result:
-        out = np.empty(0 if is_bool else span.nrows, dtype=dtype or np.uint8)
+        out = np.empty(0 if is_bool else span.nrows, dtype=dtype)
         bits = _validity(span.nrows) if is_bool else _NO_BITS
         validity = _validity(span.nrows)
         status, bad_row, null_count = K.convert_fixed(
@@ -116,31 +165,14 @@ def converter_for(type_: pa.DataType, rules: ValueRules) -> Converter:
 
     >>> conv = converter_for(pa.int32(), ValueRules.from_options(CsvOptions()))
     """
-    if pa.types.is_null(type_):
-        return _fixed_width(type_, rules, K.NULL)
-    if pa.types.is_signed_integer(type_):
-        return _fixed_width(type_, rules, K.SIGNED, (type_.bit_width, 0, 0))
-    if pa.types.is_unsigned_integer(type_):
-        return _fixed_width(type_, rules, K.UNSIGNED, (type_.bit_width, 0, 0))
-    if pa.types.is_floating(type_) and type_.bit_width in (32, 64):
-        return _fixed_width(type_, rules, K.FLOAT, (rules.decimal_point, 0, 0))
-    if pa.types.is_boolean(type_):
-        return _fixed_width(type_, rules, K.BOOL)
-    if pa.types.is_date32(type_):
-        return _fixed_width(type_, rules, K.DATE)
-    if pa.types.is_time(type_) or pa.types.is_timestamp(type_):
-        digits, per_second = _TIME_UNITS[type_.unit]
-        zoned = int(getattr(type_, "tz", None) is not None)
-        kind = K.TIME if pa.types.is_time(type_) else K.TIMESTAMP
-        return _fixed_width(type_, rules, kind, (digits, zoned, per_second))
-    if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
-        return _string_converter(type_, rules)
-    raise NotImplementedError(f"reading CSV values as {type_} is not supported")
+    spec = conversion_spec(type_, rules)
+    if spec.kind == STRINGS:
+        return _string_converter(type_, rules, spec)
+    return _fixed_width(type_, rules, spec)
 
 
-def _string_converter(type_: pa.DataType, rules: ValueRules) -> Converter:
-    large = type_ in (pa.large_string(), pa.large_binary())
-    check_utf8 = rules.check_utf8 and type_ in (pa.string(), pa.large_string())
+def _string_converter(type_: pa.DataType, rules: ValueRules, spec: ConversionSpec) -> Converter:
+    large, check_utf8 = spec.large, spec.check_utf8
 
     def convert(span: TokenizedSpan, col: int) -> Result:
         # Spans are under 2 GiB (spans.MAX_SPAN), so int32 offsets always suffice;

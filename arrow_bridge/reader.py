@@ -8,6 +8,7 @@ lines and bad rows → at the end, settle inferred types and assemble.
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -52,6 +53,16 @@ class SpanResult:
     error_at: int = 0  # offset in span of a tokenizer error
     bad_value: Optional[tuple] = None  # (row, selected column, offset in span) of a conversion error
     counters: np.ndarray = field(default_factory=empty_counters)
+    side: str = "host"  # who parsed it: "host", "device", or "raw" (the host, after a device fault)
+    faults: dict = field(default_factory=dict)  # device faults met, by name
+    object_bytes: int = 0
+    seconds: float = 0.0  # wall time of the parse
+
+    def take(self, other: "SpanResult") -> None:
+        """Becomes ``other``'s parse (same span; a re-parse elsewhere)."""
+        for f in ("status", "parsed", "nrows", "line_breaks", "columns", "rungs", "bad_rows", "error_at",
+                  "bad_value", "counters"):
+            setattr(self, f, getattr(other, f))
 
 
 @dataclass
@@ -66,9 +77,13 @@ class ColumnPlan:
 class CsvReader:
     """Reads one source into a ``pyarrow.Table`` with the given options."""
 
-    def __init__(self, source: ByteSource, opts: CsvOptions):
+    def __init__(self, source: ByteSource, opts: CsvOptions, device=None, split: str = "host"):
         self.source = source
         self.opts = opts
+        self.device = device
+        self.split = split
+        self.session = None
+        self.report = None  # the device run's Report, when a device was given
         self.rules = ValueRules.from_options(opts)
         self.inferring = InferringConverter(self.rules)
         self.dialect = Dialect.from_options(opts)
@@ -86,9 +101,26 @@ class CsvReader:
         self.converters = [converter_for(p.type, self.rules) if p.type is not None else None
                            for p in self.plans]
         self.hints = [0] * len(self.plans)
-        results = self._parse_all(pre)
+        if self.device is None:
+            results = self._parse_all(pre)
+        else:
+            results = self._parse_all_on(self.device, pre)
         self._settle_types(results)
         return self._assemble(results)
+
+    def _parse_all_on(self, device, pre: Preamble) -> list[SpanResult]:
+        from arrow_bridge.device_path import DeviceSession
+        from ndp_core.device import SplitPolicy
+        from ndp_core.report import record
+
+        self.session = DeviceSession(self, device, SplitPolicy.parse(self.split))
+        try:
+            results = self._parse_all(pre)
+            self.report = self.session.finish(results)
+        finally:
+            self.session.close()
+        record(self.report)
+        return results
 
     def _plan_columns(self, names: list[str]) -> list[ColumnPlan]:
         opts = self.opts
@@ -190,10 +222,19 @@ class CsvReader:
                              self.dialect.unescape_args, scratch, result.counters)
 
     def _parse_span(self, span: Span) -> SpanResult:
+        if self.session is not None and self.session.side_of(span) == "device":
+            result = SpanResult(span)
+            self.session.parse_on_device(span, result)
+            return result
+        return self._parse_on_host(span)
+
+    def _parse_on_host(self, span: Span) -> SpanResult:
+        started = time.perf_counter()
         result = SpanResult(span)
         tokens = self._tokenize(span.buf, span.at_eof, result)
         if tokens is not None:
             self._convert_columns(tokens, result, self.hints)
+        result.seconds = time.perf_counter() - started
         return result
 
     def _convert_columns(self, tokens: TokenizedSpan, result: SpanResult, start_rungs: list[int]) -> None:

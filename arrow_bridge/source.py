@@ -28,6 +28,7 @@ class ByteSource:
     name: str = "<stream>"
     random_access: bool = False
     origin: int = 0  # file offset of this source's first byte (byte ranges)
+    path: str | None = None  # the local file, when there is one (devices read it by pages)
 
     def lines_before_origin(self) -> int:
         """Physical line breaks in the file before :attr:`origin` (for error lines)."""
@@ -61,7 +62,7 @@ class PathSource(ByteSource):
     random_access = True
 
     def __init__(self, path: str):
-        self.name = path
+        self.name = self.path = path
         self._reader = BlockReader(path)
         self._offset = 0
 
@@ -95,7 +96,7 @@ class RangeSource(ByteSource):
             raise ValueError("byte_range needs a seekable source (a local path or seekable file)")
         if not 0 <= start <= stop:
             raise ValueError(f"byte_range must satisfy 0 <= start <= stop, got ({start}, {stop})")
-        self.name = base.name
+        self.name, self.path = base.name, base.path
         self.origin = start
         self._base, self._length, self._pos = base, stop - start, 0
 

@@ -64,6 +64,7 @@ _ABI_NAMES = (
     "app_output",
     "app_set_written",
     "app_set_error_offset",
+    "app_args",
 )
 
 __all__ = [
@@ -95,6 +96,7 @@ def _build_abi() -> dict:
     w_counters, w_n_counters = layout["counters"], layout["n_counters"]
     w_error, w_opcode, w_task = layout["error_offset"], layout["opcode"], layout["task"]
     w_first_page = layout["first_page"]
+    w_args, w_n_args = layout["args"], layout["n_args"]
 
     def _pointer_cast(target):
         # The AppCall stores pointers as int64 words; Numba has no built-in
@@ -146,6 +148,12 @@ def _build_abi() -> dict:
         """The work counters (int64 array) the app adds to."""
         w = numba.carray(call, words)
         return numba.carray(i64ptr(w[w_counters]), w[w_n_counters])
+
+    @numba.njit(inline="always")
+    def app_args(call):
+        """The command's parameters (int64 array; empty when none were given)."""
+        w = numba.carray(call, words)
+        return numba.carray(i64ptr(w[w_args]), w[w_n_args])
 
     @numba.njit(inline="always")
     def app_n_outputs(call):

@@ -49,6 +49,8 @@ constexpr int32_t CAPACITY_EXCEEDED = 23;  // app claims it wrote past a capacit
 constexpr int32_t TASK_ERROR = 24;         // Summarizer task not initialized
 constexpr int32_t ABORTED = 25;            // an earlier part of the same split request failed
 constexpr int32_t INTERNAL = 26;
+constexpr int32_t RETURNED_RAW = 27;  // the page came back unprocessed (full task queue)
+constexpr int32_t TIMEOUT = 28;       // the command's completion did not arrive in time
 
 inline const char* name(int32_t s) {
   switch (s) {
@@ -67,10 +69,21 @@ inline const char* name(int32_t s) {
     case TASK_ERROR: return "TASK_ERROR";
     case ABORTED: return "ABORTED";
     case INTERNAL: return "INTERNAL";
+    case RETURNED_RAW: return "RETURNED_RAW";
+    case TIMEOUT: return "TIMEOUT";
   }
   return "UNKNOWN";
 }
 }  // namespace status
+
+// Faults a command may carry (fault injection; ndp_core/device.py names them).
+namespace fault {
+constexpr int32_t NONE = 0;
+constexpr int32_t MEDIA = 1;        // uncorrectable page read
+constexpr int32_t APP = 2;          // the StorageApp fails
+constexpr int32_t TIMEOUT = 3;      // the completion is lost
+constexpr int32_t TQ_OVERFLOW = 4;  // the task queue is full: the page returns raw
+}  // namespace fault
 
 // NVMe limits one command to 65,536 logical blocks (16-bit zero-based count).
 constexpr std::uint64_t kMaxPagesPerCommand = 65536;
@@ -113,6 +126,8 @@ struct Command {
   std::vector<AppOutput> outputs;  // app outputs (written fields ignored on input)
   std::int64_t* counters = nullptr;
   std::int64_t n_counters = 0;
+  std::vector<std::int64_t> args;  // app parameters (AppCall.args)
+  std::int32_t fault = fault::NONE;  // injected fault (emulation)
   // Byte offset of this part within the logical request (error offsets are
   // reported relative to the request, not the part).
   std::int64_t byte_offset = 0;

@@ -385,6 +385,10 @@ Completion Engine::run_instance_command(Command& cmd, std::vector<std::uint8_t>&
 
   if (cmd.opcode == Opcode::MINIT) {
     inst.state.assign(static_cast<std::size_t>(inst.state_size), 0);
+    // MINIT's data: the app's initial state (e.g. its parameters).
+    if (cmd.data_len > 0)
+      std::memcpy(inst.state.data(), cmd.data,
+                  static_cast<std::size_t>(std::min<std::int64_t>(cmd.data_len, inst.state_size)));
     inst.alive = true;
     c.value = static_cast<std::int64_t>(inst.id);
     return c;
@@ -434,6 +438,7 @@ Completion Engine::run_instance_command(Command& cmd, std::vector<std::uint8_t>&
     case Opcode::READ_PROC_TSK:
     case Opcode::READ_FILT_TSK:
     case Opcode::MWRITE: {
+      if (Completion injected; inject_fault(cmd, injected)) return injected;
       if (is_task_read(cmd.opcode) && !inst.tasks.count(cmd.task)) {
         c.status = status::TASK_ERROR;
         return c;
@@ -483,6 +488,22 @@ Completion Engine::run_instance_command(Command& cmd, std::vector<std::uint8_t>&
   }
 }
 
+// Emulated faults: the command fails the way the hardware would make it fail.
+bool Engine::inject_fault(Command& cmd, Completion& c) {
+  switch (cmd.fault) {
+    case fault::MEDIA: c.status = status::IO_ERROR; break;
+    case fault::APP: c.status = status::APP_ERROR; break;
+    case fault::TIMEOUT: c.status = status::TIMEOUT; break;
+    case fault::TQ_OVERFLOW:
+      c.status = status::RETURNED_RAW;
+      c.raw_page = true;
+      break;
+    default: return false;
+  }
+  if (cmd.chain) cmd.chain->failed = true;
+  return true;
+}
+
 Completion Engine::run_app(Command& cmd, Instance& inst, const std::uint8_t* input,
                            std::int64_t input_len, bool at_eof) {
   Completion c;
@@ -513,6 +534,8 @@ Completion Engine::run_app(Command& cmd, Instance& inst, const std::uint8_t* inp
   call.counters = cmd.counters;
   call.n_counters = cmd.n_counters;
   call.error_offset = -1;
+  call.args = cmd.args.empty() ? nullptr : cmd.args.data();
+  call.n_args = static_cast<std::int64_t>(cmd.args.size());
 
   std::int32_t rc = inst.app(&call);
 

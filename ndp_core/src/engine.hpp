@@ -7,8 +7,10 @@
 // parts of split requests into one logical completion. No method touches
 // Python: the bindings release the GIL around every call that may block.
 //
-// Not here yet (issue 3, later parts): the timing model, the Summarizer task
-// queue's slot accounting and dynamic mode, fault injection.
+// The engine is functional: modeled time (and the task queue's decisions in
+// it) is computed from the apps' work counters by device_emulator's model.
+// Commands may carry an injected fault (emulation of media, app and link
+// failures), which they then complete with.
 #pragma once
 
 #include <chrono>
@@ -84,6 +86,7 @@ class Engine {
   Completion run_instance_command(Command& cmd, std::vector<std::uint8_t>& scratch);
   Completion run_app(Command& cmd, Instance& inst, const std::uint8_t* input,
                      std::int64_t input_len, bool at_eof);
+  static bool inject_fault(Command& cmd, Completion& c);
   void post(Completion&& c);
   void reap_locked();
   void merge_locked(Completion&& c);

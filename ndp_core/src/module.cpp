@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -223,7 +224,7 @@ Example:
   NDP_WORD(abi_version); NDP_WORD(opcode); NDP_WORD(task); NDP_WORD(first_page);
   NDP_WORD(input); NDP_WORD(input_len); NDP_WORD(at_eof); NDP_WORD(state);
   NDP_WORD(state_size); NDP_WORD(outputs); NDP_WORD(n_outputs); NDP_WORD(counters);
-  NDP_WORD(n_counters); NDP_WORD(error_offset);
+  NDP_WORD(n_counters); NDP_WORD(error_offset); NDP_WORD(args); NDP_WORD(n_args);
 #undef NDP_WORD
   m.attr("APP_CALL_LAYOUT") = layout;
 
@@ -235,7 +236,7 @@ Example:
     opcodes[ndp::opcode_name(op)] = static_cast<int>(op);
   m.attr("OPCODES") = opcodes;
   py::dict statuses;
-  for (int s : {0, 1, 2, 5, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26})
+  for (int s : {0, 1, 2, 5, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28})
     statuses[ndp::status::name(s)] = s;
   m.attr("STATUSES") = statuses;
 
@@ -281,7 +282,8 @@ within the request (-1 if none); ``value`` is MINIT's instance id.
 
   py::class_<PyEngine>(m, "Engine", R"doc(
 The emulated device's command engine: queue pair, streams, StorageApp instances
-and ``cores`` worker threads (the embedded cores). Functional only: no timing.
+and ``cores`` worker threads running the apps. Functional only: modeled time
+comes from device_emulator's timing model.
 
 Host buffers passed to ``submit_*`` are kept alive by the engine until the
 command's completion is consumed by ``wait`` or ``poll``. Every request must be
@@ -350,22 +352,31 @@ Example:
       .def(
           "minit",
           [](PyEngine& e, std::uintptr_t app, std::int64_t state_size,
-             std::vector<std::int64_t> streams, const py::object& timeout) {
+             std::vector<std::int64_t> streams, const py::object& init, const py::object& timeout) {
+            auto pins = std::make_shared<Pins>();
+            ndp::Command cmd = base_command(ndp::Opcode::MINIT, 0, -1, 0, 0);
+            if (!init.is_none()) {
+              std::size_t length = 0;
+              cmd.data = const_cast<std::uint8_t*>(pins->bytes(init, false, length));
+              cmd.data_len = static_cast<std::int64_t>(length);
+              state_size = std::max<std::int64_t>(state_size, cmd.data_len);
+            }
             std::uint64_t inst;
             try {
               inst = e.core().instance_create(app, state_size, streams);
             } catch (const std::out_of_range& err) {
               throw std::invalid_argument(err.what());
             }
-            std::uint64_t id =
-                e.submit(base_command(ndp::Opcode::MINIT, inst, -1, 0, 0), nullptr);
+            cmd.instance = inst;
+            std::uint64_t id = e.submit(std::move(cmd), std::move(pins));
             wait_ok(e, id, timeout, "MINIT");
             return inst;
           },
           py::arg("app"), py::arg("state_size") = 0, py::arg("streams") = std::vector<std::int64_t>{},
-          py::arg("timeout") = py::none(), R"doc(
+          py::arg("init") = py::none(), py::arg("timeout") = py::none(), R"doc(
 MINIT: install the StorageApp at C address ``app`` (e.g. ``numba.cfunc(...).address``)
-as a new instance with ``state_size`` zeroed bytes of private state, allowed to
+as a new instance with ``state_size`` zeroed bytes of private state (or at least
+``len(init)`` bytes starting with ``init``: the app's parameters), allowed to
 read only ``streams``; returns the instance id. The address must stay valid
 (keep the cfunc object alive) until ``mdeinit``.
 
@@ -410,20 +421,27 @@ Example:
       .def(
           "submit_mread",
           [](PyEngine& e, std::uint64_t instance, std::int64_t stream, std::uint64_t first_page,
-             std::uint64_t n_pages, py::list outputs, py::object counters) {
+             std::uint64_t n_pages, py::list outputs, py::object counters,
+             std::vector<std::int64_t> args, int fault) {
             auto pins = std::make_shared<Pins>();
             ndp::Command cmd = base_command(ndp::Opcode::MREAD, instance, stream, first_page, n_pages);
             cmd.outputs = pins->outputs(outputs);
             cmd.counters = pins->int64s(counters, cmd.n_counters);
+            cmd.args = std::move(args);
+            cmd.fault = fault;
             return e.submit(std::move(cmd), std::move(pins));
           },
           py::arg("instance"), py::arg("stream"), py::arg("first_page"), py::arg("n_pages"),
-          py::arg("outputs") = py::list(), py::arg("counters") = py::none(), R"doc(
+          py::arg("outputs") = py::list(), py::arg("counters") = py::none(),
+          py::arg("args") = std::vector<std::int64_t>{}, py::arg("fault") = 0, R"doc(
 MREAD: read pages of ``stream`` (one of the instance's streams) and run the
 instance's app on them (one call with all the pages' bytes), writing into
 ``outputs`` (writable uint8 arrays) and adding to ``counters`` (int64 array).
 A split request calls the app once per part, appending to the outputs.
 On any non-OK status the instance state and counters are left as before.
+``args`` (ints) reach the app as its parameters; ``fault`` injects a fault
+(``ndp_core.device.FAULT_*``): the command then completes with IO_ERROR,
+APP_ERROR, TIMEOUT or RETURNED_RAW.
 
 Example:
     >>> cid = eng.submit_mread(inst, s, 0, 8, [out], counters)
@@ -453,7 +471,7 @@ in ``outputs[0]`` to ``stream`` (writable, one of the instance's streams) at
           "submit_task",
           [](PyEngine& e, int opcode, std::uint64_t instance, std::int64_t task,
              std::int64_t stream, std::uint64_t first_page, std::uint64_t n_pages,
-             py::list outputs, py::object counters) {
+             py::list outputs, py::object counters, std::vector<std::int64_t> args, int fault) {
             auto op = static_cast<ndp::Opcode>(opcode);
             if (op != ndp::Opcode::INIT_TSK && op != ndp::Opcode::READ_PROC_TSK &&
                 op != ndp::Opcode::READ_FILT_TSK && op != ndp::Opcode::FINAL_TSK)
@@ -463,16 +481,20 @@ in ``outputs[0]`` to ``stream`` (writable, one of the instance's streams) at
             auto pins = std::make_shared<Pins>();
             cmd.outputs = pins->outputs(outputs);
             cmd.counters = pins->int64s(counters, cmd.n_counters);
+            cmd.args = std::move(args);
+            cmd.fault = fault;
             return e.submit(std::move(cmd), std::move(pins));
           },
           py::arg("opcode"), py::arg("instance"), py::arg("task"), py::arg("stream") = -1,
           py::arg("first_page") = 0, py::arg("n_pages") = 0, py::arg("outputs") = py::list(),
-          py::arg("counters") = py::none(), R"doc(
+          py::arg("counters") = py::none(), py::arg("args") = std::vector<std::int64_t>{},
+          py::arg("fault") = 0, R"doc(
 Summarizer commands: ``INIT_TSK n`` (app called with no input, opens task n),
 ``READ_PROC_TSK n`` / ``READ_FILT_TSK n`` (like MREAD, task n must be open),
 ``FINAL_TSK n`` (app called with no input and at_eof=1, closes task n). The
-app sees the opcode and task number in its AppCall. No task-queue slots or
-dynamic mode yet.
+app sees the opcode and task number in its AppCall; ``args``/``fault`` as for
+``submit_mread``. The task queue's decisions are taken in modeled time by the
+device's timing model (device_emulator), which injects RETURNED_RAW here.
 
 Example:
     >>> cid = eng.submit_task(OPCODES["INIT_TSK"], inst, 0)

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define NDP_APP_ABI_VERSION 1
+#define NDP_APP_ABI_VERSION 2
 
 /* Statuses an app returns. The same numbers appear in completions. */
 enum {
@@ -53,9 +53,11 @@ typedef struct AppCall {
   int64_t* counters;      /* 11: work counters the app adds to */
   int64_t n_counters;     /* 12 */
   int64_t error_offset;   /* 13: out: offset in input of the bad byte (APP_BAD_INPUT) */
+  const int64_t* args;    /* 14: the command's parameters (like NVMe's command dwords) */
+  int64_t n_args;         /* 15 */
 } AppCall;
 
-#define NDP_APP_CALL_WORDS 14
+#define NDP_APP_CALL_WORDS 16
 #define NDP_APP_OUTPUT_WORDS 3
 
 typedef int32_t (*StorageAppFn)(AppCall* call);

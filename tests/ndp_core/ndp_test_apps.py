@@ -18,7 +18,10 @@ and the GIL being released.
 """
 import ctypes
 
+import numpy as np
+
 from ndp_core.engine import (
+    app_args,
     app_counters,
     app_input,
     app_n_outputs,
@@ -68,6 +71,24 @@ def probe(call):
             return OUT_OF_SPACE
         out[: data.size] = data
         app_set_written(call, 0, data.size)
+    return 0
+
+
+@storage_app(cache=True)
+def echo(call):
+    """Writes its state then its args (as int64 words) to output 0."""
+    if app_n_outputs(call) == 0:
+        return 0  # INIT_TSK / FINAL_TSK
+    state = app_state(call)
+    args = app_args(call)
+    out = app_output(call, 0)
+    n = state.size + 8 * args.size
+    if n > out.size:
+        return OUT_OF_SPACE
+    out[: state.size] = state
+    words = out[state.size: n].view(np.int64)
+    words[:] = args
+    app_set_written(call, 0, n)
     return 0
 
 

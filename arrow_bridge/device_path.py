@@ -1,0 +1,383 @@
+"""Reading through a computational storage device: the host driver of the CSV StorageApp.
+
+The reader cuts spans as always; a span whose side (per the split policy) is
+the device becomes a task: one MREAD (Morpheus) or READ_PROC_TSK (Summarizer
+policies) over the device pages that hold it, run by the app of
+:mod:`arrow_bridge.kernels.span_app` on the pages the engine read from the
+file. Its Arrow buffers come back in an output arena and are wrapped zero-copy.
+
+Faults injected by the device make a command fail the way hardware would: a
+link timeout is retried; a media error, an app failure or a full task queue
+sends the task back raw — the host READs the pages and parses them itself.
+After the run the device's timing model decides, in modeled time, where each
+task ended up (in dynamic mode a full task queue returns tasks raw; those the
+host parses again) and returns the run's Report.
+
+Simplification (documented in docs/emulator.md): the host's span cutter reads
+block text to find record boundaries; the model charges nothing for it.
+"""
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.converters import STRINGS, ConversionSpec, _wrap, conversion_spec
+from arrow_bridge.inference import INFERENCE_LADDER
+from arrow_bridge.kernels import columns as K
+from arrow_bridge.kernels import span_app as A
+from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.tokenizer import byte_classes
+from ndp_core.device import (
+    DEVICE,
+    FAULT_NAMES,
+    HOST,
+    RAW,
+    SplitPolicy,
+    TaskWork,
+)
+
+if TYPE_CHECKING:
+    from arrow_bridge.reader import CsvReader, SpanResult
+    from arrow_bridge.spans import Span
+
+_MAX_ATTEMPTS = 3
+_OUT_CODES = {np.dtype(t): code for t, code in (
+    (np.uint8, A.OUT_U8), (np.int8, A.OUT_I8), (np.int16, A.OUT_I16), (np.int32, A.OUT_I32),
+    (np.int64, A.OUT_I64), (np.uint16, A.OUT_U16), (np.uint32, A.OUT_U32), (np.uint64, A.OUT_U64),
+    (np.float32, A.OUT_F32), (np.float64, A.OUT_F64))}
+COUNTER_NAMES = {"bytes_scanned": S.BYTES_SCANNED, "rows": S.ROWS, "fields": S.FIELDS,
+                 "ints": S.INTS_CONVERTED, "floats": S.FLOATS_CONVERTED, "bools": S.BOOLS_CONVERTED,
+                 "temporals": S.TEMPORALS_CONVERTED, "string_bytes": S.STRING_BYTES, "nulls": S.NULLS}
+
+
+def _conv_row(spec: ConversionSpec) -> list[int]:
+    if spec.kind == STRINGS:
+        mode = A.CHECK_UTF8 if spec.check_utf8 else A.NO_UTF8_CHECK
+        return [A.STRING_KIND, 0, 0, 0, 0, mode, int(spec.large), 0]
+    return [spec.kind, *map(int, spec.params), _OUT_CODES[np.dtype(spec.dtype)], 0, 0, 0]
+
+
+class _PlanWriter:
+    """Packs the plan blob: int64 header, then 8-byte aligned sections."""
+
+    def __init__(self):
+        self.header = np.zeros(A.HEADER_WORDS, dtype=np.int64)
+        self.parts: list[bytes] = []
+        self.size = 8 * A.HEADER_WORDS
+
+    def add(self, data: bytes) -> int:
+        offset = self.size
+        padded = data + b"\0" * (-len(data) % 8)
+        self.parts.append(padded)
+        self.size += len(padded)
+        return offset
+
+    def add_spellings(self, word: int, spellings: tuple) -> None:
+        data, offsets, first_byte_lengths, has_empty = spellings
+        h = self.header
+        h[word], h[word + 1] = self.add(data.tobytes()), len(data)
+        h[word + 2], h[word + 3] = self.add(offsets.astype(np.int64).tobytes()), len(offsets)
+        h[word + 4], h[word + 5] = self.add(first_byte_lengths.astype(np.int64).tobytes()), int(has_empty)
+
+    def blob(self) -> np.ndarray:
+        return np.frombuffer(self.header.tobytes() + b"".join(self.parts), dtype=np.uint8).copy()
+
+
+def build_plan(reader: "CsvReader") -> np.ndarray:
+    """The app's parameters for this read (MINIT's initial instance state)."""
+    d, rules, opts = reader.dialect, reader.rules, reader.opts
+    w = _PlanWriter()
+    h = w.header
+    h[A.H_VERSION], h[A.H_NCOLS], h[A.H_NPLANNED] = A.PLAN_VERSION, len(reader.names), len(reader.plans)
+    h[A.H_DELIM], h[A.H_QUOTE], h[A.H_ESCAPE] = d.delimiter, d.quote, d.escape
+    h[A.H_DOUBLE_QUOTE], h[A.H_SKIP_BAD] = int(d.double_quote), int(opts.on_bad_lines != "error")
+    h[A.H_QUOTED_NULLS], h[A.H_STRINGS_NULL] = int(rules.quoted_nulls), int(rules.strings_can_be_null)
+    h[A.H_SPECIAL] = w.add(byte_classes(d.delimiter, d.escape).tobytes())
+    w.add_spellings(A.H_NULLS, rules.nulls)
+    w.add_spellings(A.H_TRUES, rules.trues)
+    w.add_spellings(A.H_FALSES, rules.falses)
+    columns = []
+    for plan in reader.plans:
+        row = _conv_row(conversion_spec(plan.type, rules)) if plan.type is not None else [0] * A.CONV_WORDS
+        columns.append([plan.index, int(plan.type is not None), *row])
+    h[A.H_COLUMNS] = w.add(np.array(columns, dtype=np.int64).reshape(-1).tobytes())
+    ladder = [_conv_row(conversion_spec(t, rules)) for t in INFERENCE_LADDER]
+    h[A.H_LADDER], h[A.H_RUNGS] = w.add(np.array(ladder, dtype=np.int64).tobytes()), len(ladder)
+    return w.blob()
+
+
+@dataclass
+class _Layout:
+    """Where one task's outputs go: the command args and the two buffer sizes."""
+
+    args: np.ndarray
+    arena_size: int
+    scratch_size: int
+
+
+def _align(n: int) -> int:
+    return (n + 7) & ~7
+
+
+def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
+                estimate: Optional["_Estimate"] = None) -> _Layout:
+    """Args and buffer sizes for a task of ``length`` text bytes.
+
+    Without an estimate the capacities cover any input (every record holds
+    at least ``ncols`` bytes; strings never outgrow their text). With one they
+    are sized from earlier tasks, so the outputs are dense: an arena mostly
+    untouched would still cost a huge page per region once touched. A task
+    that outgrows them comes back OUT_OF_SPACE and is retried without.
+    """
+    ncols = len(reader.names)
+    capacity = length // ncols + 1
+    if estimate is not None:
+        capacity = min(capacity, estimate.rows(length))
+    args = [skip, length, int(at_eof), capacity, 0, 0, 0, 0, 0, 0, max(length, 1)]
+    arena = _align(8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans)))
+    args[A.A_BAD_ROWS], arena = arena, arena + 16 * A.BAD_ROWS_KEPT
+    bitmap = _align((capacity + 7) // 8)
+    for j, plan in enumerate(reader.plans):
+        strings = plan.type is None or conversion_spec(plan.type, reader.rules).kind == STRINGS
+        values, validity, bits = arena, arena + _align(8 * (capacity + 1)), 0
+        arena = validity + bitmap
+        bits, arena = arena, arena + bitmap
+        room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
+        data, arena = arena, arena + _align(max(room, 1))
+        args += [reader.hints[j], values, validity, bits, data, room]
+    scratch = 0
+    args[A.A_ROW_STARTS], scratch = scratch, scratch + _align(4 * capacity)
+    args[A.A_ENDS], scratch = scratch, scratch + _align(4 * capacity * ncols)
+    args[A.A_FLAGS], scratch = scratch, scratch + _align(capacity * ncols)
+    args[A.A_UNESCAPE], scratch = scratch, scratch + _align(max(length, 1))
+    return _Layout(np.array(args, dtype=np.int64), arena, scratch)
+
+
+class _Estimate:
+    """Output sizes seen so far (per text byte), with slack, for dense arenas."""
+
+    SLACK = 1.25
+
+    def __init__(self, ncols: int):
+        self.rows_per_byte = 0.0
+        self.strings_per_byte = [0.0] * ncols
+
+    def rows(self, length: int) -> int:
+        return int(length * self.rows_per_byte * self.SLACK) + 64
+
+    def string_bytes(self, j: int, length: int) -> int:
+        return int(length * self.strings_per_byte[j] * self.SLACK) + 256
+
+    def learn(self, result: "SpanResult") -> None:
+        if result.parsed <= 0:
+            return
+        self.rows_per_byte = max(self.rows_per_byte, result.nrows / result.parsed)
+        for j, column in enumerate(result.columns):
+            if column is not None and (pa.types.is_string(column.type) or pa.types.is_binary(column.type)):
+                used = column.buffers()[2].size if column.buffers()[2] is not None else 0
+                self.strings_per_byte[j] = max(self.strings_per_byte[j], used / result.parsed)
+
+
+class DeviceSession:
+    """One read's use of a device: its stream, app instances and tasks."""
+
+    def __init__(self, reader: "CsvReader", device, split: SplitPolicy):
+        self.reader, self.device, self.split = reader, device, split
+        self.engine = device.engine
+        self.page_size = int(device.page_size)
+        self.origin = reader.source.origin
+        self._started = time.perf_counter()
+        self._stream = self._instances = None
+        self._scratch: dict = {}
+        self._estimate = _Estimate(len(reader.plans))
+        if self.engine is not None and split.kind != "host":
+            self._open()
+
+    # ---- set-up / tear-down ------------------------------------------------------------------
+    def _open(self) -> None:
+        from arrow_bridge.kernels.span_app import csv_app
+
+        path = self.reader.source.path
+        if path is None:
+            raise ValueError("device= needs a local file path (the device reads the file's pages)")
+        self._app = csv_app
+        self._stream = self.engine.stream_create(path)
+        plan = build_plan(self.reader)
+        self._task_queue = self.split.kind in ("static", "dynamic")
+        self._instances = queue.Queue()
+        for _ in range(max(1, self.engine.cores)):
+            inst = self.engine.minit(self._app.address, init=plan, streams=[self._stream])
+            if self._task_queue:
+                self._wait(self.engine.submit_task(_opcode("INIT_TSK"), inst, 0))
+            self._instances.put(inst)
+
+    def close(self) -> None:
+        if self._instances is None:
+            return
+        while not self._instances.empty():
+            inst = self._instances.get()
+            if self._task_queue:
+                self._wait(self.engine.submit_task(_opcode("FINAL_TSK"), inst, 0))
+            self.engine.mdeinit(inst)
+        self.engine.stream_close(self._stream)
+        self._instances = None
+
+    def _wait(self, cid: int):
+        return self.engine.wait(cid)
+
+    # ---- one span ------------------------------------------------------------------------------
+    def side_of(self, span: "Span") -> str:
+        if self._instances is None:
+            return HOST
+        return self.split.static_side(span.index)
+
+    def parse_on_device(self, span: "Span", result: "SpanResult") -> None:
+        """Runs ``span`` as a device task, falling back to a raw read on faults."""
+        started = time.perf_counter()
+        offset = self.origin + span.offset
+        first_page = offset // self.page_size
+        n_pages = -(-(offset + len(span.buf)) // self.page_size) - first_page
+        skip = offset - first_page * self.page_size
+        estimate = self._estimate if self._estimate.rows_per_byte else None
+        layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate)
+        attempt = 0
+        while attempt < _MAX_ATTEMPTS:
+            fault = self.device.fault_for(span.index, attempt)
+            if fault:
+                result.faults[FAULT_NAMES[fault]] = result.faults.get(FAULT_NAMES[fault], 0) + 1
+            done, arena = self._submit(first_page, n_pages, layout, result.counters, fault)
+            if done.status == S.OUT_OF_SPACE and estimate is not None:
+                estimate = None  # an emulator artifact, not a fault: retry with room for anything
+                layout = task_layout(len(span.buf), skip, span.at_eof, self.reader)
+                continue
+            attempt += 1
+            if done.status_name == "TIMEOUT":
+                continue
+            if done.status in (0, S.NEEDS_MORE, 2):  # OK, or a parse status the host reports
+                self._read_arena(arena, layout, result)
+                result.side, result.object_bytes = DEVICE, _object_bytes(result.columns)
+                self._estimate.learn(result)
+                result.seconds = time.perf_counter() - started
+                return
+            break
+        self.parse_raw(span, result, first_page, n_pages)
+
+    def _submit(self, first_page: int, n_pages: int, layout: _Layout, counters: np.ndarray, fault: int):
+        arena = np.empty(layout.arena_size, dtype=np.uint8)
+        inst = self._instances.get()
+        try:
+            scratch = self._scratch.get(inst)
+            if scratch is None or len(scratch) < layout.scratch_size:  # one per instance, reused
+                scratch = self._scratch[inst] = np.empty(layout.scratch_size, dtype=np.uint8)
+            if self._task_queue:
+                cid = self.engine.submit_task(_opcode("READ_PROC_TSK"), inst, 0, self._stream, first_page,
+                                              n_pages, [arena, scratch], counters, layout.args, fault)
+            else:
+                cid = self.engine.submit_mread(inst, self._stream, first_page, n_pages, [arena, scratch],
+                                               counters, layout.args, fault)
+            return self._wait(cid), arena
+        finally:
+            self._instances.put(inst)
+
+    def parse_raw(self, span: "Span", result: "SpanResult", first_page: int, n_pages: int) -> None:
+        """The host READs the task's pages and parses them itself."""
+        started = time.perf_counter()
+        pages = np.empty(n_pages * self.page_size, dtype=np.uint8)
+        self._wait(self.engine.submit_read(self._stream, first_page, n_pages, pages))
+        skip = self.origin + span.offset - first_page * self.page_size
+        text = pages[skip: skip + len(span.buf)]
+        fresh = self.reader._parse_on_host(type(span)(text, span.offset, span.at_eof, span.index))
+        fresh.counters += result.counters  # keep what the failed device attempts counted
+        result.take(fresh)
+        result.side = RAW
+        result.seconds = time.perf_counter() - started
+
+    def _read_arena(self, arena: np.ndarray, layout: _Layout, result: "SpanResult") -> None:
+        reader = self.reader
+        args = layout.args
+        res = arena[args[A.A_RESULT]: args[A.A_RESULT] + 8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans))]
+        res = res.view(np.int64)
+        nrows = int(res[A.R_NROWS])
+        result.status, result.nrows, result.line_breaks = int(res[A.R_STATUS]), nrows, int(res[A.R_LINES])
+        result.parsed = int(res[A.R_PARSED])
+        n_bad = int(res[A.R_N_BAD_ROWS])
+        if n_bad:
+            bad = arena[args[A.A_BAD_ROWS]: args[A.A_BAD_ROWS] + 16 * A.BAD_ROWS_KEPT].view(np.int64)
+            result.bad_rows = bad.reshape(-1, 2)[: min(n_bad, A.BAD_ROWS_KEPT)].copy()
+        if result.status not in (S.OK, S.NEEDS_MORE):
+            result.error_at = int(res[A.R_ERROR_AT])
+            return
+        result.columns, result.rungs = [], []
+        for j, plan in enumerate(reader.plans):
+            rung, null_count, used = (int(v) for v in res[A.RESULT_WORDS + A.R_COL * j:][:3])
+            regions = args[A.A_FIXED + A.A_COL * j:][:A.A_COL]
+            result.rungs.append(rung)
+            if plan.index < 0:
+                result.columns.append(None)
+                continue
+            type_ = plan.type if plan.type is not None else INFERENCE_LADDER[rung]
+            result.columns.append(_wrap_column(arena, regions, type_, reader.rules, nrows, null_count, used))
+        if res[A.R_BAD_COL] >= 0:
+            j = int(res[A.R_BAD_COL])
+            result.bad_value = (int(res[A.R_BAD_ROW]), j, int(res[A.R_BAD_OFFSET]))
+            result.columns[j] = None
+
+    # ---- after the run ------------------------------------------------------------------------
+    def finish(self, results: list) -> Optional[object]:
+        """Asks the device where each task ended (modeled time); re-parses the
+        tasks it sent back raw; returns the run's Report."""
+        tasks = [self._task_work(i, r) for i, r in enumerate(results)]
+        schedule = self.device.schedule(tasks, self.split, time.perf_counter() - self._started)
+        for result, side in zip(results, schedule.sides):
+            if side == RAW and result.side == DEVICE and self._instances is not None:
+                self._reparse_raw(result)
+        schedule.report.wall_s = time.perf_counter() - self._started
+        return schedule.report
+
+    def _reparse_raw(self, result: "SpanResult") -> None:
+        """A task the task queue returned raw: the host parses its pages."""
+        span = result.span
+        offset = self.origin + span.offset
+        first_page = offset // self.page_size
+        n_pages = -(-(offset + result.parsed) // self.page_size) - first_page
+        text = self.reader._span_text(span, result.parsed)
+        self.parse_raw(type(span)(text, span.offset, True, span.index), result, first_page, n_pages)
+
+    def _task_work(self, index: int, result: "SpanResult") -> TaskWork:
+        offset = self.origin + result.span.offset
+        first_page = offset // self.page_size
+        n_pages = max(1, -(-(offset + result.parsed) // self.page_size) - first_page)
+        counters = {name: int(result.counters[slot]) for name, slot in COUNTER_NAMES.items()}
+        return TaskWork(index, first_page, n_pages, result.parsed, result.object_bytes or
+                        _object_bytes(result.columns), counters, result.side, dict(result.faults),
+                        result.seconds)
+
+
+def _opcode(name: str) -> int:
+    from ndp_core.engine import Opcode
+
+    return int(Opcode[name])
+
+
+def _wrap_column(arena, regions, type_, rules, nrows, null_count, used) -> pa.Array:
+    spec = conversion_spec(type_, rules)
+    validity = arena[regions[2]: regions[2] + (nrows + 7) // 8]
+    if spec.kind == STRINGS:
+        width = 8 if spec.large else 4
+        offsets = arena[regions[1]: regions[1] + width * (nrows + 1)]
+        return _wrap(type_, nrows, validity, null_count, offsets, arena[regions[4]: regions[4] + used])
+    if spec.kind == K.NULL:
+        return pa.nulls(nrows)
+    if spec.kind == K.BOOL:
+        return _wrap(type_, nrows, validity, null_count, arena[regions[3]: regions[3] + (nrows + 7) // 8])
+    width = np.dtype(spec.dtype).itemsize
+    return _wrap(type_, nrows, validity, null_count, arena[regions[1]: regions[1] + width * nrows])
+
+
+def _object_bytes(columns: list) -> int:
+    return sum(c.nbytes for c in columns if c is not None)

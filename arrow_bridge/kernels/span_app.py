@@ -1,0 +1,256 @@
+"""The reader as one StorageApp: tokenize a span and convert its columns, in one call.
+
+The device path ships this kernel to the (emulated) SSD with MINIT; each
+MREAD / READ_PROC_TSK then runs :func:`parse_span_into` on the pages it read.
+It calls the very kernels the host path calls (``tokenize``,
+``convert_fixed``, ``convert_strings``), so both sides produce the same bytes.
+
+Everything the app needs is in three flat byte buffers, as the ABI demands
+(no host pointers):
+
+* the **plan** (instance state, written once at MINIT by
+  :mod:`arrow_bridge.device_path`): dialect, spelling sets, per-column
+  conversion rows and the inference ladder, all at 8-byte aligned offsets;
+* the **args** (per command): where the span lies in the input, the row
+  capacity and, per column, the starting inference rung and output regions;
+* the **arena** (output 0) receiving a result header and the Arrow buffers,
+  and the **scratch** (output 1) holding the tokenizer's arrays.
+
+Layouts are defined by the word indices below; the host side computes the
+offsets, the kernel only follows them.
+"""
+import numba as nb
+import numpy as np
+
+from arrow_bridge.kernels import columns as K
+from arrow_bridge.kernels.status import NEEDS_MORE, OK, OUT_OF_SPACE
+from arrow_bridge.kernels.tokenizer import tokenize
+from ndp_core.engine import (
+    app_args,
+    app_counters,
+    app_input,
+    app_output,
+    app_set_error_offset,
+    app_set_written,
+    app_state,
+    storage_app,
+)
+
+BAD_INPUT = 2  # the ABI's status for a tokenizer error (the offset goes to error_offset)
+
+PLAN_VERSION = 1
+BAD_ROWS_KEPT = 4096
+
+# Plan header (int64 words).
+H_VERSION, H_NCOLS, H_NPLANNED, H_DELIM, H_QUOTE, H_ESCAPE, H_DOUBLE_QUOTE, H_SKIP_BAD = range(8)
+H_QUOTED_NULLS, H_STRINGS_NULL, H_SPECIAL = 8, 9, 10
+H_NULLS, H_TRUES, H_FALSES = 11, 17, 23  # 6 words each: data, len, offsets, count, first-byte table, has_empty
+H_COLUMNS, H_LADDER, H_RUNGS = 29, 30, 31
+HEADER_WORDS = 32
+
+# A conversion row: how one Arrow type is produced.
+CONV_WORDS = 8  # kind (-1: strings), p0, p1, p2, out code, string mode, large offsets, unused
+STRING_KIND = -1
+CHECK_UTF8, NO_UTF8_CHECK = 1, 2
+OUT_U8, OUT_I8, OUT_I16, OUT_I32, OUT_I64, OUT_U16, OUT_U32, OUT_U64, OUT_F32, OUT_F64 = range(10)
+OUT_WIDTH = (1, 1, 2, 4, 8, 2, 4, 8, 4, 8)
+
+# A planned column: file index (-1: missing), explicit (1) or inferred (0), conversion row.
+COL_WORDS = 2 + CONV_WORDS
+
+# Per-command args.
+A_SKIP, A_LENGTH, A_AT_EOF, A_CAPACITY, A_RESULT, A_BAD_ROWS = range(6)
+A_ROW_STARTS, A_ENDS, A_FLAGS, A_UNESCAPE, A_UNESCAPE_LEN = 6, 7, 8, 9, 10
+A_FIXED = 11
+A_COL = 6  # per column: start rung, values, validity, bits, string data offsets (in the arena), data capacity
+
+# Result header (int64 words in the arena).
+R_STATUS, R_NROWS, R_PARSED, R_LINES, R_ERROR_AT, R_BAD_ROW, R_BAD_COL, R_BAD_OFFSET = range(8)
+R_N_BAD_ROWS = 8
+RESULT_WORDS = 16
+R_COL = 3  # per column: rung (-1 explicit), null count, string bytes used
+
+
+@nb.njit(nogil=True, cache=True)
+def _int64s(buf, offset, count):
+    return buf[offset: offset + 8 * count].view(np.int64)
+
+
+@nb.njit(nogil=True, cache=True)
+def _spellings(plan, h, k):
+    data = plan[h[k]: h[k] + h[k + 1]]
+    return (data, _int64s(plan, h[k + 2], h[k + 3]), _int64s(plan, h[k + 4], 256), h[k + 5] != 0)
+
+
+@nb.njit(nogil=True, cache=True)
+def _convert_fixed_as(code, span, col, nulls, quoted_nulls, kind, params, trues, falses, region, nrows,
+                      bits, validity, counters):
+    """``convert_fixed`` with the output region viewed as the column's value type."""
+    if code == OUT_I8:
+        out = region[:nrows].view(np.int8)
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, out, bits,
+                               validity, counters)
+    if code == OUT_I16:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:2 * nrows].view(np.int16), bits, validity, counters)
+    if code == OUT_I32:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:4 * nrows].view(np.int32), bits, validity, counters)
+    if code == OUT_I64:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:8 * nrows].view(np.int64), bits, validity, counters)
+    if code == OUT_U16:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:2 * nrows].view(np.uint16), bits, validity, counters)
+    if code == OUT_U32:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:4 * nrows].view(np.uint32), bits, validity, counters)
+    if code == OUT_U64:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:8 * nrows].view(np.uint64), bits, validity, counters)
+    if code == OUT_F32:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:4 * nrows].view(np.float32), bits, validity, counters)
+    if code == OUT_F64:
+        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                               region[:8 * nrows].view(np.float64), bits, validity, counters)
+    return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
+                           region[:nrows], bits, validity, counters)
+
+
+@nb.njit(nogil=True, cache=True)
+def _convert(conv, span, col, plan, h, arena, regions, length, counters):
+    """One column at one type. Returns ``(status, bad_row, null_count, string_bytes)``."""
+    nrows = span[4]
+    nulls = _spellings(plan, h, H_NULLS)
+    quoted_nulls = h[H_QUOTED_NULLS] != 0
+    validity = arena[regions[2]: regions[2] + (nrows + 7) // 8]
+    validity[:] = 0
+    if conv[0] == STRING_KIND:
+        if K.string_bytes_upper_bound(span, col) > regions[5]:
+            return OUT_OF_SPACE, -1, 0, 0
+        data = arena[regions[4]: regions[4] + max(regions[5], 1)]
+        region = arena[regions[1]: regions[1] + 8 * (nrows + 1)]
+        check = conv[5] == CHECK_UTF8
+        use_nulls = h[H_STRINGS_NULL] != 0
+        if conv[6] != 0:
+            offsets64 = region.view(np.int64)
+            status, bad_row, null_count = K.convert_strings(span, col, nulls, use_nulls, quoted_nulls, check,
+                                                            offsets64, data, validity, counters)
+            return status, bad_row, null_count, offsets64[nrows] if status == OK else 0
+        offsets32 = region[: 4 * (nrows + 1)].view(np.int32)
+        status, bad_row, null_count = K.convert_strings(span, col, nulls, use_nulls, quoted_nulls, check,
+                                                        offsets32, data, validity, counters)
+        return status, bad_row, null_count, offsets32[nrows] if status == OK else 0
+    bits = arena[regions[3]: regions[3] + (nrows + 7) // 8]
+    bits[:] = 0
+    params = (conv[1], conv[2], conv[3])
+    status, bad_row, null_count = _convert_fixed_as(
+        conv[4], span, col, nulls, quoted_nulls, conv[0], params, _spellings(plan, h, H_TRUES),
+        _spellings(plan, h, H_FALSES), arena[regions[1]: regions[1] + 8 * nrows], nrows, bits, validity,
+        counters)
+    return status, bad_row, null_count, 0
+
+
+@nb.njit(nogil=True, cache=True)
+def _field_start(row_starts, ends, capacity, row, col):
+    return row_starts[row] if col == 0 else ends[(col - 1) * capacity + row] + 1
+
+
+@nb.njit(nogil=True, cache=True)
+def parse_span_into(data, plan, args, arena, scratch, counters):
+    """Tokenizes ``data[skip:skip + length]`` and converts every planned column.
+
+    Writes the result header and Arrow buffers into ``arena`` at the offsets
+    in ``args``; returns the tokenizer's status (``OK``, ``NEEDS_MORE`` or an
+    error, whose offset is in the result header), or ``OUT_OF_SPACE`` when
+    the rows or a column's string bytes outgrow the capacities in ``args``.
+    A value that does not convert to an explicit type is reported in the
+    header, not as a status.
+    """
+    h = _int64s(plan, 0, HEADER_WORDS)
+    ncols, nplanned = h[H_NCOLS], h[H_NPLANNED]
+    skip, length, capacity = args[A_SKIP], args[A_LENGTH], args[A_CAPACITY]
+    buf = data[skip: skip + length]
+    res = _int64s(arena, args[A_RESULT], RESULT_WORDS + R_COL * nplanned)
+    res[:] = 0
+    bad_rows = _int64s(arena, args[A_BAD_ROWS], 2 * BAD_ROWS_KEPT).reshape((BAD_ROWS_KEPT, 2))
+    row_starts = scratch[args[A_ROW_STARTS]: args[A_ROW_STARTS] + 4 * capacity].view(np.int32)
+    ends = scratch[args[A_ENDS]: args[A_ENDS] + 4 * capacity * ncols].view(np.int32)
+    flags = scratch[args[A_FLAGS]: args[A_FLAGS] + capacity * ncols]
+    unescape_room = scratch[args[A_UNESCAPE]: args[A_UNESCAPE] + args[A_UNESCAPE_LEN]]
+    special = plan[h[H_SPECIAL]: h[H_SPECIAL] + 256]
+    quote, escape, double_quote = h[H_QUOTE], h[H_ESCAPE], h[H_DOUBLE_QUOTE] != 0
+    bad_before = counters[3]
+    status, nrows, pos, lines = tokenize(buf, 0, length, args[A_AT_EOF] != 0, ncols, h[H_DELIM], special,
+                                         quote, escape, double_quote, h[H_SKIP_BAD] != 0, row_starts, ends,
+                                         flags, bad_rows, counters)
+    res[R_STATUS], res[R_NROWS], res[R_LINES], res[R_BAD_COL] = status, nrows, lines, -1
+    res[R_N_BAD_ROWS] = counters[3] - bad_before
+    if status == OUT_OF_SPACE:
+        return status
+    if status != OK and status != NEEDS_MORE:
+        res[R_ERROR_AT], res[R_PARSED] = pos, row_starts[nrows]
+        return status
+    res[R_PARSED] = pos
+    span = (buf, row_starts, ends, flags, nrows, capacity, (quote, escape, double_quote), unescape_room)
+    columns = _int64s(plan, h[H_COLUMNS], COL_WORDS * nplanned)
+    ladder = _int64s(plan, h[H_LADDER], CONV_WORDS * h[H_RUNGS])
+    for j in range(nplanned):
+        column = columns[j * COL_WORDS: (j + 1) * COL_WORDS]
+        regions = args[A_FIXED + j * A_COL: A_FIXED + (j + 1) * A_COL]
+        out = RESULT_WORDS + R_COL * j
+        col = column[0]
+        res[out] = -1
+        if col < 0:
+            continue
+        if column[1] == 1:
+            status, bad_row, null_count, used = _convert(column[2:], span, col, plan, h, arena, regions,
+                                                         length, counters)
+            if status == OUT_OF_SPACE:
+                return OUT_OF_SPACE
+            if status != OK:
+                if res[R_BAD_COL] < 0 or bad_row < res[R_BAD_ROW]:
+                    res[R_BAD_ROW], res[R_BAD_COL] = bad_row, j
+                    res[R_BAD_OFFSET] = _field_start(row_starts, ends, capacity, bad_row, col)
+                continue
+        else:
+            rung = regions[0]
+            while True:  # the last rung (binary) accepts every value
+                conv = ladder[rung * CONV_WORDS: (rung + 1) * CONV_WORDS]
+                status, bad_row, null_count, used = _convert(conv, span, col, plan, h, arena, regions,
+                                                             length, counters)
+                if status == OK or status == OUT_OF_SPACE or rung == h[H_RUNGS] - 1:
+                    break
+                rung += 1
+            if status == OUT_OF_SPACE:
+                return OUT_OF_SPACE
+            res[out] = rung
+        res[out + 1], res[out + 2] = null_count, used
+    return res[R_STATUS]
+
+
+# The StorageApp itself. Compiled (or loaded from Numba's cache) when this
+# module is imported, which only the device path does.
+@storage_app(cache=True)
+def csv_app(call):
+    """The compiled StorageApp (a Numba cfunc; ``.address`` goes to MINIT).
+
+    Output 0 is the arena, output 1 the scratch; the plan is the instance
+    state and the span description the command's args. INIT_TSK/FINAL_TSK
+    (no args) do nothing. A tokenizer error returns BAD_INPUT with its
+    offset; everything else is reported in the arena's result header.
+    """
+    args = app_args(call)
+    if args.size < A_FIXED:
+        return 0  # INIT_TSK / FINAL_TSK: nothing to set up or flush
+    arena = app_output(call, 0)
+    status = parse_span_into(app_input(call), app_state(call), args, arena, app_output(call, 1),
+                             app_counters(call))
+    app_set_written(call, 0, arena.size)
+    if status == OUT_OF_SPACE:
+        return OUT_OF_SPACE  # the host retries with room for every row and string byte
+    if status != OK and status != NEEDS_MORE:
+        app_set_error_offset(call, args[A_SKIP] + _int64s(arena, args[A_RESULT], RESULT_WORDS)[R_ERROR_AT])
+        return BAD_INPUT
+    return OK

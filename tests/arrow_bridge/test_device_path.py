@@ -1,0 +1,151 @@
+"""The reader on an emulated computational SSD: the same Table as the host path.
+
+Differential: random CSV files (``csvgen``) read on the host and through
+``device_emulator.ComputationalSSD`` under every split policy, several
+profiles (page sizes 4-16 KiB), small block sizes (many tasks, records
+crossing pages) and fault plans; the Tables must be identical bit for bit, or
+both reads must fail with the same error.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import arrow_bridge
+from csvgen import assert_tables_identical, csv_cases, outcome
+from device_emulator import ComputationalSSD, FaultPlan
+from ndp_core.device import HostOnly
+from ndp_core.report import collect
+
+SPLITS = ["host", "device", "static:0", "static:0.3", "static:1", "dynamic"]
+PROFILES = ["modern-gen4", "summarizer-board", "morpheus-isca16"]
+FAULTS = [None, FaultPlan(media_error=0.2, app_failure=0.2, link_timeout=0.2, tq_overflow=0.2, seed=3)]
+
+
+@pytest.fixture(scope="module")
+def devices():
+    made = {(p, i): ComputationalSSD(p, workers=2, faults=f) for p in PROFILES for i, f in enumerate(FAULTS)}
+    yield made
+    for device in made.values():
+        device.close()
+
+
+def _read(path: str, case, **kw):
+    kw.update(case.dialect.pandas_kwargs())
+    if not case.header:
+        kw["header"] = None
+    if case.skip_rows:
+        kw["skiprows"] = case.skip_rows
+    return outcome(lambda: arrow_bridge.read_csv(path, **kw))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=csv_cases(max_rows=60), split=st.sampled_from(SPLITS), profile=st.sampled_from(PROFILES),
+       faults=st.sampled_from(range(len(FAULTS))), block_size=st.sampled_from([64, 300, 4096, 1 << 20]),
+       on_bad_lines=st.sampled_from(["error", "skip"]))
+def test_device_path_equals_host_path(devices, case, split, profile, faults, block_size, on_bad_lines):
+    with tempfile.NamedTemporaryFile(suffix=".csv", delete=False) as f:
+        f.write(case.data)
+    try:
+        kw = dict(block_size=case.effective_block_size(block_size), on_bad_lines=on_bad_lines, n_threads=2)
+        host_table, host_error = _read(f.name, case, **kw)
+        with collect() as runs:
+            table, error = _read(f.name, case, device=devices[profile, faults], split=split, **kw)
+    finally:
+        os.unlink(f.name)
+    if host_error is not None:
+        assert error is not None and str(error) == str(host_error), (error, host_error)
+    else:
+        assert error is None, error
+        assert_tables_identical(table, host_table, f"{profile} {split} faults={faults}")
+        pages = runs.total.pages
+        if split in ("device", "static:1") and table.num_rows and not faults:
+            assert pages["device"] > 0 and pages["host"] == 0, pages
+
+
+def _lineitem_like(tmp_path, rows: int = 3000) -> str:
+    path = tmp_path / "mixed.csv"
+    lines = ["id,price,flag,day,note"]
+    for i in range(rows):
+        note = f'"multi\nline {i}"' if i % 97 == 0 else f"n{i % 13}"
+        lines.append(f"{i},{i * 1.25:.2f},{'true' if i % 3 else 'false'},2020-01-{1 + i % 28:02d},{note}")
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_report_counts_every_page_once_and_sides_follow_the_split(tmp_path):
+    path = _lineitem_like(tmp_path)
+    host = arrow_bridge.read_csv(path, block_size=4096)
+    with ComputationalSSD("summarizer-board", workers=2) as ssd:
+        for split, device_pages in [("host", 0), ("device", None), ("static:0.5", None)]:
+            with collect() as runs:
+                table = arrow_bridge.read_csv(path, device=ssd, split=split, block_size=4096)
+            assert_tables_identical(table, host)
+            (report,) = runs.reports
+            assert report.split == split and report.device == ssd.name
+            assert report.text_bytes == os.path.getsize(path) - len("id,price,flag,day,note\n")
+            pages = report.pages
+            if split == "host":
+                assert pages["device"] == 0 and pages["host"] > 0
+            elif split == "device":
+                assert pages["host"] == 0 and pages["device"] > 0
+            else:
+                assert pages["host"] > 0 and pages["device"] > 0
+            assert report.makespan_s > 0 and report.wall_s > 0
+
+
+def test_faults_are_counted_and_do_not_change_the_table(tmp_path):
+    path = _lineitem_like(tmp_path)
+    host = arrow_bridge.read_csv(path, block_size=2048)
+    plan = FaultPlan(tasks={0: "media_error", 1: "app_failure", 2: "link_timeout", 3: "tq_overflow"})
+    with ComputationalSSD("modern-gen4", workers=2, faults=plan) as ssd, collect() as runs:
+        table = arrow_bridge.read_csv(path, device=ssd, split="device", block_size=2048)
+    assert_tables_identical(table, host)
+    faults = runs.total.faults
+    assert {k: faults[k] for k in ("media_error", "app_failure", "link_timeout", "tq_overflow")} == {
+        "media_error": 1, "app_failure": 1, "link_timeout": 1, "tq_overflow": 1}
+    assert runs.total.pages["raw"] > 0
+
+
+def test_a_tiny_task_queue_sends_tasks_back_raw_in_dynamic_mode(tmp_path):
+    path = _lineitem_like(tmp_path, rows=6000)
+    host = arrow_bridge.read_csv(path, block_size=4096)
+    with ComputationalSSD("summarizer-board", workers=2, **{"task_queue.slots": 1}) as ssd, collect() as runs:
+        table = arrow_bridge.read_csv(path, device=ssd, split="dynamic", block_size=4096)
+    assert_tables_identical(table, host)
+    assert runs.total.pages["raw"] > 0 and runs.total.pages["device"] > 0
+
+
+def test_errors_from_the_device_name_the_same_line_and_offset(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(b"a,b\n" + b"1,2\n" * 5000 + b"3,oops\n" + b"4,5\n" * 10)
+    with pytest.raises(arrow_bridge.CsvParseError) as on_host:
+        arrow_bridge.read_csv(str(path), dtype={"b": pa.int64()}, block_size=4096)
+    with ComputationalSSD("modern-gen4", workers=2) as ssd, pytest.raises(arrow_bridge.CsvParseError) as on_ssd:
+        arrow_bridge.read_csv(str(path), device=ssd, split="device", dtype={"b": pa.int64()}, block_size=4096)
+    assert str(on_ssd.value) == str(on_host.value) and on_ssd.value.line == 5002
+
+
+def test_host_only_device_and_profile_names(tmp_path):
+    path = _lineitem_like(tmp_path, rows=200)
+    host = arrow_bridge.read_csv(path)
+    with collect() as runs:
+        assert_tables_identical(arrow_bridge.read_csv(path, device=HostOnly()), host)
+        assert_tables_identical(arrow_bridge.read_csv(path, device="modern-gen4", split="device"), host)
+    assert [r.device for r in runs.reports] == ["host-only", "modern-gen4"]
+
+
+def test_device_needs_a_local_file():
+    with pytest.raises(ValueError, match="local file"):
+        arrow_bridge.read_csv(b"a\n1\n", device="modern-gen4", split="device")
+
+
+def test_a_bad_split_is_rejected(tmp_path):
+    path = _lineitem_like(tmp_path, rows=10)
+    with pytest.raises(ValueError, match="split must be"):
+        arrow_bridge.read_csv(path, device="modern-gen4", split="static:2")
