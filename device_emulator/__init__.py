@@ -1,1 +1,53 @@
-"""The emulated computational SSD. Not built yet: see the open issue."""
+"""device_emulator: an emulated computational SSD.
+
+Functionally real (the engine runs the reader's StorageApps on real file
+pages), with a deterministic timing and energy model of the hardware in a
+profile: flash channels, embedded cores or a fixed-function pipeline, the
+PCIe link, the host CPU, the task queue, and injected faults.
+
+>>> from device_emulator import ComputationalSSD, list_profiles
+>>> list_profiles()
+['biscuit-pm', 'hods-fpga', 'modern-gen4', 'morpheus-isca16', 'summarizer-board']
+>>> ComputationalSSD("hods-fpga").profile.pipeline_rate
+1040000000.0
+
+Public names:
+
+* :class:`ComputationalSSD` - the device (``ndp_core.device.Device``);
+* :func:`load_profile`, :func:`list_profiles`, :class:`Profile`, :class:`ProfileError`;
+* :func:`simulate` - the timing model on its own; :func:`uniform_tasks` - what-if tasks;
+* :class:`FaultPlan` - deterministic fault injection;
+* :func:`calibrate`, :class:`HostCosts` - fit host costs from measured tasks;
+* ``Report`` (re-exported from ``ndp_core.report``).
+"""
+from ndp_core.report import Report, collect, record
+
+from device_emulator.calibrate import HostCosts, calibrate, host_clock_MHz
+from device_emulator.faults import FAULT_CODES, FaultPlan
+from device_emulator.model import COST_MODELS, TaskCosts, simulate, task_costs, uniform_tasks
+from device_emulator.profile import (COUNTERS, WORK_UNITS, Profile, ProfileError, list_profiles,
+                                     load_profile)
+from device_emulator.ssd import ComputationalSSD
+
+__all__ = [
+    "ComputationalSSD",
+    "Profile",
+    "ProfileError",
+    "load_profile",
+    "list_profiles",
+    "simulate",
+    "task_costs",
+    "TaskCosts",
+    "uniform_tasks",
+    "COST_MODELS",
+    "FaultPlan",
+    "FAULT_CODES",
+    "calibrate",
+    "HostCosts",
+    "host_clock_MHz",
+    "COUNTERS",
+    "WORK_UNITS",
+    "Report",
+    "collect",
+    "record",
+]

@@ -1,0 +1,180 @@
+"""``ComputationalSSD``: the emulated device a reader runs against.
+
+Functionally real: its :attr:`~ComputationalSSD.engine` is an
+``ndp_core.Engine`` whose worker threads run the reader's StorageApps on the
+real file pages. Timing is modeled: after a run, :meth:`~ComputationalSSD.schedule`
+turns the tasks' work counters into each task's final side and a
+:class:`~ndp_core.report.Report` through the profile's timing model.
+
+>>> ssd = ComputationalSSD("morpheus-isca16", cores=8)
+>>> ssd.name, ssd.page_size, ssd.profile["cores.count"]
+('morpheus-isca16*', 8192, 8)
+>>> import pickle
+>>> pickle.loads(pickle.dumps(ssd)).profile["cores.count"]
+8
+"""
+from __future__ import annotations
+
+import html
+import threading
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from ndp_core.device import FAULT_NONE, Schedule, SplitPolicy, TaskWork, default_workers
+
+from device_emulator.faults import FaultPlan
+from device_emulator.model import COST_MODELS, simulate
+from device_emulator.profile import Profile, list_profiles, load_profile
+
+__all__ = ["ComputationalSSD"]
+
+
+class ComputationalSSD:
+    """An emulated computational SSD (implements ``ndp_core.device.Device``).
+
+    Parameters
+    ----------
+    profile
+        A shipped profile name (``list_profiles()``), a TOML path or a
+        :class:`~device_emulator.profile.Profile`.
+    workers
+        Real threads the engine runs StorageApps on (default
+        ``ndp_core.device.default_workers()``). The *modeled* core count is the
+        profile's ``cores.count``.
+    faults
+        A :class:`~device_emulator.faults.FaultPlan` (or a mapping of its
+        fields) deciding which device commands fail.
+    cost_model
+        ``"cycles"`` (work counters x profile cycle costs, the default) or
+        ``"measured"`` (measured kernel seconds scaled by clock ratio).
+    host_costs
+        Host costs from :func:`~device_emulator.calibrate.calibrate` (or a
+        mapping for the ``[host]`` section), applied over the profile's.
+    name
+        The device's name in reports (default: the profile name, with ``*``
+        when overridden).
+    **overrides
+        Profile parameters (``cores=8``, ``**{"link.lanes": 8}``, ``tR_us=40``).
+    """
+
+    def __init__(self, profile: Union[str, Profile] = "modern-gen4", *, workers: Optional[int] = None,
+                 faults: "FaultPlan | Mapping | None" = None, cost_model: str = "cycles",
+                 host_costs: Any = None, name: Optional[str] = None,
+                 **overrides: Any) -> None:
+        if cost_model not in COST_MODELS:
+            raise ValueError(f"cost_model must be one of {COST_MODELS}, got {cost_model!r}")
+        if host_costs is not None:
+            overrides["host"] = host_costs
+        self.profile: Profile = load_profile(profile, **overrides)
+        self.faults: Optional[FaultPlan] = FaultPlan.coerce(faults)
+        self.cost_model = cost_model
+        self.workers = workers
+        self._name = name
+        self._engine = None
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------- Device protocol
+    @property
+    def name(self) -> str:
+        if self._name:
+            return self._name
+        return self.profile.name + ("*" if self.profile.overrides else "")
+
+    @property
+    def page_size(self) -> int:
+        """Flash page size: tasks cover runs of these pages."""
+        return self.profile.page_size
+
+    @property
+    def engine(self):
+        """The ``ndp_core.Engine`` (created on first use; never pickled). Its
+        submission queue depth is the profile's ``host.queue_depth``, the
+        number of tasks the model lets the host keep in flight."""
+        if self._engine is None:
+            with self._lock:
+                if self._engine is None:
+                    import ndp_core
+
+                    self._engine = ndp_core.Engine(page_size=self.page_size,
+                                                   cores=self.workers or default_workers(),
+                                                   queue_depth=self.profile["host.queue_depth"])
+        return self._engine
+
+    def fault_for(self, task: int, attempt: int) -> int:
+        """The ``FAULT_*`` code to inject into attempt ``attempt`` of task ``task``."""
+        return self.faults.fault_code(task, attempt) if self.faults else FAULT_NONE
+
+    def schedule(self, tasks: Sequence[TaskWork], split: "SplitPolicy | str", wall_s: float) -> Schedule:
+        """Final sides and the modeled Report of a finished run (deterministic)."""
+        s = simulate(self.profile, tasks, split, wall_s=wall_s, cost_model=self.cost_model, device=self.name)
+        s.report.meta["faults"] = repr(self.faults) if self.faults else None
+        return s
+
+    # ------------------------------------------------------------------ extras
+    def with_overrides(self, **overrides: Any) -> "ComputationalSSD":
+        """A new device: this one's profile, fault plan and settings plus ``overrides``."""
+        return ComputationalSSD(self.profile.with_overrides(**overrides), workers=self.workers,
+                                faults=self.faults, cost_model=self.cost_model, name=self._name)
+
+    def close(self) -> None:
+        """Stop the engine's threads (a later use creates a new engine)."""
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
+
+    def __enter__(self) -> "ComputationalSSD":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- pickling
+    def __getstate__(self) -> dict:
+        p = self.profile
+        shipped = p.source in list_profiles()
+        return {
+            "profile": p.source if shipped else p,
+            "overrides": dict(p.overrides) if shipped else {},
+            "faults": self.faults, "cost_model": self.cost_model, "workers": self.workers,
+            "name": self._name,
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["profile"], workers=state["workers"], faults=state["faults"],
+                      cost_model=state["cost_model"], name=state["name"],
+                      **state["overrides"])
+
+    # ----------------------------------------------------------------- display
+    def _rows(self) -> list[tuple[str, str]]:
+        p = self.profile
+        c, pipe = p.data["cores"], p.data["pipeline"]
+        rows = [("profile", p.name), ("description", p.description)]
+        if c["count"] > 0 and pipe["scope"] != "all":
+            rows.append(("cores", f"{c['count']} x {c['clock_MHz']:g} MHz" + ("" if c["fpu"] else
+                                                                                 f", no FPU (soft float x{c['soft_float_factor']:g})")))
+        if pipe["scope"] != "none":
+            rows.append(("pipeline", f"{p.pipeline_rate / 1e9:.2f} GB/s ({pipe['scope']})"))
+        rows += [
+            ("flash", f"{p['flash.channels']} ch x {p['flash.ways']} ways, {p.page_size} B pages, "
+                      f"tR {p['flash.tR_us']:g} us, {p.internal_bandwidth / 1e9:.2f} GB/s"),
+            ("link", f"PCIe {p['link.pcie_gen']} x{p['link.lanes']}, {p.link_bandwidth / 1e9:.2f} GB/s, "
+                     f"{p['link.per_command_overhead_us']:g} us/command"),
+            ("task queue", f"{p['task_queue.slots']} slots"),
+            ("host", f"{p['host.cores']} x {p['host.clock_MHz']:g} MHz, {p['host.queue_depth']} tasks in flight"),
+            ("cost model", self.cost_model),
+            ("faults", repr(self.faults) if self.faults else "none"),
+        ]
+        if p.overrides:
+            rows.append(("overrides", ", ".join(f"{k}={v}" for k, v in p.overrides.items())))
+        return rows
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v!r}" for k, v in self.profile.overrides.items())
+        faults = f", faults={self.faults!r}" if self.faults else ""
+        model = f", cost_model={self.cost_model!r}" if self.cost_model != "cycles" else ""
+        return f"ComputationalSSD({self.profile.name!r}{extra}{faults}{model}) # {self.profile.summary()}"
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>" for k, v in self._rows())
+        return f"<div><b>ComputationalSSD</b> {html.escape(self.name)}<table>{rows}</table></div>"
