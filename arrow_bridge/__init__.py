@@ -4,7 +4,7 @@
 >>> arrow_bridge.read_csv(io.BytesIO(b"x\\n1.5\\n")).column("x").type
 DataType(double)
 """
-from arrow_bridge.api import read_csv, read_pandas
+from arrow_bridge.api import calibrate, read_csv, read_pandas
 from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
 
-__all__ = ["read_csv", "read_pandas", "CsvParseError", "CsvBadLineWarning"]
+__all__ = ["read_csv", "read_pandas", "calibrate", "CsvParseError", "CsvBadLineWarning"]

@@ -71,6 +71,32 @@ def read_csv(
         return CsvReader(src, opts, _device(device), split).read()
 
 
+def calibrate(sources: Source | list[Source], block_sizes: tuple[int, ...] = (1 << 16, 1 << 18, 1 << 20),
+              **options: Any):
+    """Measures this machine's cost of the reader's kernels, for the timing model.
+
+    Reads every source on the host (one thread) at each block size, timing
+    every span, and fits cycles per work unit by non-negative least squares
+    (``device_emulator.calibrate``). Varied spans make a good fit: give files
+    with different mixes of types (integers, floats, strings, dates).
+    Pass the result to ``ComputationalSSD(..., host_costs=...)`` so modeled
+    host times match this machine.
+
+    >>> costs = arrow_bridge.calibrate(["ints.csv", "strings.csv"])  # doctest: +SKIP
+    >>> ssd = ComputationalSSD("modern-gen4", host_costs=costs)  # doctest: +SKIP
+    """
+    from arrow_bridge.device_path import TaskRecorder
+    from device_emulator import calibrate as fit
+
+    samples = []
+    for source in sources if isinstance(sources, list) else [sources]:
+        for block_size in block_sizes:
+            recorder = TaskRecorder()
+            read_csv(source, device=recorder, n_threads=1, block_size=block_size, **options)
+            samples += recorder.tasks
+    return fit(samples)
+
+
 def _device(device: Any) -> Any:
     """``device=``: a Device, a profile name (an emulated SSD), or None (host path)."""
     if isinstance(device, str):

@@ -36,6 +36,7 @@ from ndp_core.device import (
     DEVICE,
     FAULT_NAMES,
     HOST,
+    HostOnly,
     RAW,
     SplitPolicy,
     TaskWork,
@@ -356,6 +357,20 @@ class DeviceSession:
         return TaskWork(index, first_page, n_pages, result.parsed, result.object_bytes or
                         _object_bytes(result.columns), counters, result.side, dict(result.faults),
                         result.seconds)
+
+
+class TaskRecorder(HostOnly):
+    """A host-only device that keeps the tasks of its last run (for calibration)."""
+
+    name = "task-recorder"
+
+    def __init__(self, page_size: int = 4096):
+        super().__init__(page_size)
+        self.tasks: list[TaskWork] = []
+
+    def schedule(self, tasks, split, wall_s):
+        self.tasks = list(tasks)
+        return super().schedule(tasks, split, wall_s)
 
 
 def _opcode(name: str) -> int:

@@ -149,3 +149,15 @@ def test_a_bad_split_is_rejected(tmp_path):
     path = _lineitem_like(tmp_path, rows=10)
     with pytest.raises(ValueError, match="split must be"):
         arrow_bridge.read_csv(path, device="modern-gen4", split="static:2")
+
+
+def test_calibrate_fits_host_costs_the_model_accepts(tmp_path):
+    path = _lineitem_like(tmp_path, rows=20000)
+    ints = tmp_path / "ints.csv"
+    ints.write_text("a,b\n" + "".join(f"{i},{i * 7}\n" for i in range(100000)))
+    costs = arrow_bridge.calibrate([path, str(ints)], block_sizes=(1 << 13, 1 << 15, 1 << 17))
+    assert all(v >= 0 for v in costs.cycles.values()) and costs.n_samples > 20
+    assert costs.rel_rmse < 1.0  # a usable fit, not a precise one (timings are noisy here)
+    with ComputationalSSD("modern-gen4", workers=2, host_costs=costs) as ssd, collect() as runs:
+        arrow_bridge.read_csv(path, device=ssd, split="host", block_size=1 << 14)
+    assert runs.total.host_cpu_s > 0
