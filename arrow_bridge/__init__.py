@@ -6,5 +6,7 @@ DataType(double)
 """
 from arrow_bridge.api import calibrate, read_csv, read_pandas
 from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+from arrow_bridge.writer import read_back_options, write_csv
 
-__all__ = ["read_csv", "read_pandas", "calibrate", "CsvParseError", "CsvBadLineWarning"]
+__all__ = ["read_csv", "read_pandas", "write_csv", "read_back_options", "calibrate", "CsvParseError",
+           "CsvBadLineWarning"]

@@ -43,7 +43,14 @@ def warm_up() -> float:
         except ValueError:
             pass  # the value may not convert; the kernel is compiled either way
     read_csv(io.BytesIO(b"x,y\n1,2\n3\n"), on_bad_lines="skip", n_threads=1)
-    import arrow_bridge.kernels.span_app  # noqa: F401 - compiles the device-side StorageApp
+    import arrow_bridge.kernels.span_app  # noqa: F401 - compiles the device-side StorageApps
+    from arrow_bridge.kernels.formatting import csv_format_app
+    from arrow_bridge.writer import write_csv
+
+    csv_format_app()
+    sample = read_csv(io.BytesIO(_SAMPLE), n_threads=1)
+    write_csv(sample, io.BytesIO())
+    write_csv(pa.table({f"c{i}": pa.nulls(1).cast(t) for i, t in enumerate(_EXPLICIT_TYPES)}), io.BytesIO())
     return time.perf_counter() - started
 
 

@@ -139,6 +139,8 @@ _UNIT_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _INT_TEXT = {1: 4, 2: 6, 4: 11, 8: 20}
 _UINT_TEXT = {1: 3, 2: 5, 4: 10, 8: 20}
 _FLOAT_TEXT = {4: 15, 8: 24}
+_is_string_view = getattr(pa.types, "is_string_view", lambda t: False)  # pyarrow >= 16
+_is_binary_view = getattr(pa.types, "is_binary_view", lambda t: False)
 
 
 @dataclass(frozen=True)
@@ -189,8 +191,8 @@ def _plan_for(t: pa.DataType, name: str) -> _ColumnPlan:
         return plan(fk.K_BYTES, 4)
     if pa.types.is_large_string(t) or pa.types.is_large_binary(t):
         return plan(fk.K_BYTES, 8)
-    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
-        plain = pa.string() if pa.types.is_string_view(t) else pa.binary()
+    if _is_string_view(t) or _is_binary_view(t):
+        plain = pa.string() if _is_string_view(t) else pa.binary()
         return plan(fk.K_BYTES, 4, read_type=plain, prepare=lambda a: a.cast(plain))
     if pa.types.is_null(t):
         return plan(fk.K_NULL)
@@ -304,17 +306,24 @@ class _Encoder:
         self.fixed_text = sum(max(p.max_text, null_text) for p in plans if p.kind != fk.K_BYTES)
         self.null_text = null_text
 
-    def prepare(self, batch: pa.RecordBatch) -> list[pa.Array]:
-        return [p.prepare(a) if p.prepare else a for p, a in zip(self.plans, batch.columns)]
+    def prepare(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """The batch with every column in a kernel-ready type (dictionaries
+        decoded, views cast to plain strings, date64 to date32)."""
+        if not any(p.prepare for p in self.plans):
+            return batch
+        columns = [p.prepare(a) if p.prepare else a for p, a in zip(self.plans, batch.columns)]
+        return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
-    def encode(self, columns: list[pa.Array], n_rows: int, flags: int) -> tuple[np.ndarray, int]:
-        """``(batch buffer, estimated text size)`` for one batch."""
+    def encode(self, batch: pa.RecordBatch, flags: int) -> tuple[np.ndarray, int]:
+        """``(batch buffer, estimated text size)`` for one prepared batch."""
+        columns, n_rows = batch.columns, batch.num_rows
         sections: list[tuple[int, np.ndarray]] = []  # (descriptor word, bytes)
         descs = np.zeros((len(self.plans), fk.COL_WORDS), dtype=np.int64)
         string_text = 0
         for c, (plan, arr) in enumerate(zip(self.plans, columns)):
             d = descs[c]
-            d[fk.C_KIND], d[fk.C_WIDTH], d[fk.C_AUX], d[fk.C_FLAGS] = plan.kind, plan.width, plan.aux, plan.flags
+            d[fk.C_KIND], d[fk.C_WIDTH] = plan.kind, plan.width
+            d[fk.C_AUX], d[fk.C_FLAGS] = plan.aux, plan.flags
             if plan.kind == fk.K_NULL:
                 continue
             bufs, off = arr.buffers(), arr.offset
@@ -337,7 +346,8 @@ class _Encoder:
                 string_text += (last - base) + n_rows * 2 + (arr.null_count * self.null_text)
             else:
                 w = plan.width
-                sections.append((c * fk.COL_WORDS + fk.C_VALUES_OFF, _u8(bufs[1])[off * w:(off + n_rows) * w]))
+                values = _u8(bufs[1])[off * w:(off + n_rows) * w]
+                sections.append((c * fk.COL_WORDS + fk.C_VALUES_OFF, values))
         total = self.head + self.fixed.size + sum(_align8(s.size) for _, s in sections)
         buf = np.zeros(total, dtype=np.uint8)
         pos = self.head + self.fixed.size
@@ -365,36 +375,46 @@ class _Batch:
     n_rows: int
 
 
-def _record_batches(table: pa.Table, batch_rows: int) -> Iterator[pa.RecordBatch]:
-    """Batches of at most ``batch_rows`` rows; small chunks are merged so a
+def _concat(group: list[pa.RecordBatch]) -> pa.RecordBatch:
+    if len(group) == 1:
+        return group[0]
+    if hasattr(pa, "concat_batches"):  # pyarrow >= 19
+        return pa.concat_batches(group)
+    return pa.Table.from_batches(group).combine_chunks().to_batches()[0]
+
+
+def _record_batches(table: pa.Table, batch_rows: int,
+                    prepare: Callable[[pa.RecordBatch], pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Prepared batches of at most ``batch_rows`` rows; small chunks are
+    merged (after preparing, so chunks with different dictionaries merge) so a
     table of many tiny chunks still makes few kernel calls."""
     group: list[pa.RecordBatch] = []
     rows = 0
     for b in table.to_batches(max_chunksize=batch_rows):
         if group and rows + b.num_rows > batch_rows:
-            yield group[0] if len(group) == 1 else pa.concat_batches(group)
+            yield _concat(group)
             group, rows = [], 0
-        group.append(b)
+        group.append(prepare(b))
         rows += b.num_rows
     if group:
-        yield group[0] if len(group) == 1 else pa.concat_batches(group)
+        yield _concat(group)
 
 
 def _encoded(table: pa.Table, encoder: _Encoder, batch_rows: int) -> Iterator[_Batch]:
     """Every batch encoded, the first flagged F_HEADER_LINE, the last F_LAST
     (always at least one batch, so an empty table still gets its header)."""
     header = fk.F_HEADER_LINE if encoder.dialect.header else 0
-    source = _record_batches(table, batch_rows)
+    source = _record_batches(table, batch_rows, encoder.prepare)
     current = next(source, None)
     if current is None:
-        current = pa.RecordBatch.from_arrays([pa.array([], type=f.type) for f in table.schema],
-                                             schema=table.schema)
+        current = encoder.prepare(pa.RecordBatch.from_arrays(
+            [pa.array([], type=f.type) for f in table.schema], schema=table.schema))
     first_row = 0
     while current is not None:
         following = next(source, None)
         flags = header | (fk.F_LAST if following is None else 0)
         n = current.num_rows
-        buf, estimate = encoder.encode(encoder.prepare(current), n, flags)
+        buf, estimate = encoder.encode(current, flags)
         yield _Batch(buf, estimate, first_row, n)
         header = 0
         first_row += n
@@ -556,7 +576,8 @@ def write_csv(table: Any, path: PathOrFile, *, device: Any = None, sep: str = ",
         'a,b\\n1,x\\n,"y,z"\\n'
     """
     dialect = _dialect(sep, quotechar, na_rep, line_terminator, header)
-    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or not 1 <= batch_rows <= fk.MAX_BATCH_ROWS:
+    if (isinstance(batch_rows, bool) or not isinstance(batch_rows, int)
+            or not 1 <= batch_rows <= fk.MAX_BATCH_ROWS):
         raise ValueError(f"batch_rows must be an int in [1, {fk.MAX_BATCH_ROWS}], got {batch_rows!r}")
     if n_threads is None:
         n_threads = max(1, min(4, os.cpu_count() or 1))
@@ -566,7 +587,10 @@ def write_csv(table: Any, path: PathOrFile, *, device: Any = None, sep: str = ",
     plans = _plans(table.schema, dialect.na_rep)  # unsupported types fail before any file is touched
     encoder = _Encoder(table.schema, plans, dialect)
     batches = _encoded(table, encoder, batch_rows)
-    on_device = device is not None and getattr(device, "engine", None) is not None
+    if device is not None and not hasattr(device, "engine"):
+        raise TypeError(f"device must have an ndp_core.Engine as .engine (or None, to format on the host); "
+                        f"got {type(device).__name__}")
+    on_device = device is not None and device.engine is not None
     is_file = hasattr(path, "write")
     if is_file and on_device:
         raise TypeError("the device path writes a file by name: pass a path, not a file object")

@@ -27,8 +27,10 @@ FLOATS, BOOLS and TEMPORALS converted, STRING_BYTES copied, NULLS.
 Text produced (``sep``/``quote`` are the dialect's bytes):
 
 * integers: decimal; bool: ``true``/``false``;
-* floats: the shortest decimal that parses back to the same bits (Schubfach,
-  Giulietti 2020, exact 64x128-bit integer arithmetic), spelled like Python's
+* floats: the shortest decimal that parses back to the same bits, the closest
+  one when several are as short (Schubfach, Giulietti 2020: exact 64x128-bit
+  integer arithmetic, no float operation; subnormals search every length
+  since their rounding intervals are wide), spelled like Python's
   ``repr`` (``0.1``, ``1.0``, ``1e+16``, ``5e-324``); float32 gets the
   shortest float32 digits; ``inf``/``-inf``; NaN is ``NAN``/``-NAN`` (the
   lower-case and mixed-case spellings are pyarrow null values);
@@ -140,6 +142,8 @@ _F32_CMIN = np.uint64(1 << 23)
 _U52 = np.uint64(52)
 _U23 = np.uint64(23)
 _U100 = np.uint64(100)
+_U1E4 = np.uint64(10_000)
+_U1E8 = np.uint64(100_000_000)
 
 _POW10_U64 = np.array([10**i for i in range(20)], dtype=np.uint64)
 _POW10_I64 = np.array([10**i for i in range(19)], dtype=np.int64)
@@ -350,7 +354,7 @@ def shortest_digits(bits, single):
 # writes only if it fits; either way it returns the position after the field,
 # so a full buffer turns the rest of the call into a size count.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _n_digits(v):
     """Decimal digits of a uint64 (1 for 0)."""
     n = 1
@@ -359,7 +363,7 @@ def _n_digits(v):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _digits_rtl(out, end, v, count):
     """Write the low ``count`` digits of uint64 ``v`` ending before ``end``;
     returns ``v`` without them."""
@@ -378,13 +382,13 @@ def _digits_rtl(out, end, v, count):
     return v
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _put_fixed(out, p, v, width):
     """Write int64 ``0 <= v < 10**width`` as exactly ``width`` digits."""
     _digits_rtl(out, p + width, np.uint64(v), width)
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _fmt_uint(out, pos, cap, m, negative):
     """A magnitude (uint64) with an optional minus sign."""
     n = _n_digits(m)
@@ -396,14 +400,14 @@ def _fmt_uint(out, pos, cap, m, negative):
     return end
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _fmt_int(out, pos, cap, v):
     if v < 0:
         return _fmt_uint(out, pos, cap, np.uint64(-(v + 1)) + _U1, True)  # no overflow at int64 min
     return _fmt_uint(out, pos, cap, np.uint64(v), False)
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _fmt_word(out, pos, cap, negative, w0, w1, w2, w3, w4, n):
     """A short fixed word (up to 5 bytes) with an optional minus sign."""
     end = pos + n + (1 if negative else 0)
@@ -422,6 +426,24 @@ def _fmt_word(out, pos, cap, negative, w0, w1, w2, w3, w4, n):
         if n > 4:
             out[p + 4] = w4
     return end
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _strip_zeros(f, e):
+    """``f * 10**e`` without trailing zeros in ``f`` (f < 2**64 has at most 19)."""
+    while f % _U1E8 == _U0:
+        f = f // _U1E8
+        e += 8
+    if f % _U1E4 == _U0:
+        f = f // _U1E4
+        e += 4
+    if f % _U100 == _U0:
+        f = f // _U100
+        e += 2
+    if f % _U10 == _U0:
+        f = f // _U10
+        e += 1
+    return f, e
 
 
 @nb.njit(nogil=True, cache=True)
@@ -444,9 +466,7 @@ def _fmt_float(out, pos, cap, bits, single):
     if mag == _U0:
         return _fmt_word(out, pos, cap, negative, 48, 46, 48, 0, 0, 3)
     f, e = shortest_digits(mag, single)
-    while f % _U10 == _U0:
-        f = f // _U10
-        e += 1
+    f, e = _strip_zeros(f, e)
     n = _n_digits(f)
     decpt = n + e  # value = 0.d1d2...dn * 10**decpt
     sign = 1 if negative else 0
@@ -557,11 +577,23 @@ def _fmt_date(out, pos, cap, days):
     return True, end
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _floor_div_pow10(v, digits):
+    """``v // 10**digits`` for digits in (0, 3, 6, 9); constant divisors turn
+    into multiplications, a variable one into a slow hardware divide."""
+    if digits == 9:
+        return v // 1_000_000_000
+    if digits == 6:
+        return v // 1_000_000
+    if digits == 3:
+        return v // 1_000
+    return v
+
+
 @nb.njit(nogil=True, cache=True)
 def _fmt_timestamp(out, pos, cap, v, digits, utc):
-    per = _POW10_I64[digits]
-    seconds = v // per  # floor: 1969-12-31T23:59:59.9 is -1 s + 0.9
-    frac = v - seconds * per
+    seconds = _floor_div_pow10(v, digits)  # floor: 1969-12-31T23:59:59.9 is -1 s + 0.9
+    frac = v - seconds * _POW10_I64[digits]
     days = seconds // 86400
     if days < _MIN_DAY or days >= _END_DAY:
         return False, pos
@@ -582,7 +614,8 @@ def _fmt_time(out, pos, cap, v, digits):
         return False, pos
     end = pos + 8 + (digits + 1 if digits > 0 else 0)
     if end <= cap:
-        _put_clock(out, pos, v // per, v % per, digits)
+        seconds = _floor_div_pow10(v, digits)
+        _put_clock(out, pos, seconds, v - seconds * per, digits)
     return True, end
 
 
@@ -605,8 +638,9 @@ def _is_spelling(src, a, n, batch, words, count, offsets_word, data_off):
 
 
 @nb.njit(nogil=True, cache=True)
-def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words):
-    """String/binary bytes ``src[a:b]``, quoted when needed."""
+def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words, spellings):
+    """String/binary bytes ``src[a:b]``, quoted when needed (also when equal to
+    a null spelling, if ``spellings``)."""
     n = b - a
     if n == 0:
         end = pos + 2
@@ -623,7 +657,7 @@ def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words):
         elif ch == sep or ch == 10 or ch == 13:
             special = True
     needs = special or n_quotes > 0
-    if not needs and words[H_NS_COUNT] > 0:
+    if not needs and spellings and words[H_NS_COUNT] > 0:
         # Quoting keeps a value that spells a null a string for readers with
         # strings_can_be_null=True and quoted_strings_can_be_null=False.
         needs = _is_spelling(src, a, n, batch, words, words[H_NS_COUNT],
@@ -738,9 +772,10 @@ def layout_ok(batch):
         return False
     if not _section_ok(total, words[H_NA_OFF], words[H_NA_LEN], 1):
         return False
-    if not _offsets_ok(batch, words, words[H_NS_COUNT], words[H_NS_OFFSETS], words[H_NS_DATA], total - words[H_NS_DATA]):
+    ns_data, names_data = words[H_NS_DATA], words[H_NAMES_DATA]
+    if not _offsets_ok(batch, words, words[H_NS_COUNT], words[H_NS_OFFSETS], ns_data, total - ns_data):
         return False
-    if not _offsets_ok(batch, words, n_cols, words[H_NAMES_OFFSETS], words[H_NAMES_DATA], total - words[H_NAMES_DATA]):
+    if not _offsets_ok(batch, words, n_cols, words[H_NAMES_OFFSETS], names_data, total - names_data):
         return False
     for c in range(n_cols):
         if not _column_ok(words, HEADER_WORDS + c * COL_WORDS, n_rows, total):
@@ -751,20 +786,20 @@ def layout_ok(batch):
 # --------------------------------------------------------------------------
 # The batch kernel.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _bit(batch, off, bit, r):
     i = bit + r
     return (batch[off + (i >> 3)] >> (i & 7)) & 1
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _put_byte(out, pos, cap, b):
     if pos < cap:
         out[pos] = b
     return pos + 1
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _put_line_end(out, pos, cap, words):
     pos = _put_byte(out, pos, cap, words[H_LT0])
     if words[H_LT_LEN] == 2:
@@ -772,7 +807,7 @@ def _put_line_end(out, pos, cap, words):
     return pos
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _fmt_null(out, pos, cap, batch, words, flags):
     if flags & CF_NULL_QUOTED:
         q = words[H_QUOTE]
@@ -793,8 +828,9 @@ def _fmt_header(out, pos, cap, batch, words):
     for c in range(words[H_COLS]):
         if c > 0:
             pos = _put_byte(out, pos, cap, sep)
+        # Header names are never read as nulls: no need to quote "NA".
         pos = _fmt_bytes(out, pos, cap, batch, data + words[w + c], data + words[w + c + 1],
-                         sep, quote, batch, words)
+                         sep, quote, batch, words, False)
     return _put_line_end(out, pos, cap, words)
 
 
@@ -863,7 +899,7 @@ def format_batch(batch, out, start, counters):
                     return BAD_VALUE, pos, r * n_cols + c
                 data = words[d + C_DATA_OFF]
                 string_bytes += b - a
-                pos = _fmt_bytes(out, pos, cap, batch, data + a, data + b, sep, quote, batch, words)
+                pos = _fmt_bytes(out, pos, cap, batch, data + a, data + b, sep, quote, batch, words, True)
             elif kind == K_UINT:
                 ints += 1
                 if width == 8:
@@ -960,9 +996,6 @@ def mwrite_step(batch, state, out, counters):
     return OK, written, -1
 
 
-_APP = None
-
-
 def csv_format_app():
     """The writer's StorageApp (a Numba cfunc; ``.address`` goes to MINIT).
 
@@ -970,36 +1003,9 @@ def csv_format_app():
     (whole pages, all of it for the F_LAST batch); state: ``STATE_HEADER +
     page_size`` bytes. Returns OK, OUT_OF_SPACE (output 0's ``written`` holds
     the size needed) or BAD_INPUT (``error_offset`` holds the bad field's
-    index, -1 for a malformed batch).
+    index, -1 for a malformed batch). Compiled (or loaded from the cache) on
+    first use: it lives in its own module so the host path never pays for it.
     """
-    global _APP
-    if _APP is None:
-        _APP = _build_app()
-    return _APP
-
-
-def _build_app():
-    from ndp_core.engine import (
-        app_counters,
-        app_input,
-        app_n_outputs,
-        app_output,
-        app_set_error_offset,
-        app_set_written,
-        app_state,
-        storage_app,
-    )
-
-    @storage_app(cache=True)
-    def csv_format(call):
-        if app_n_outputs(call) < 1:
-            return 2  # BAD_INPUT: nowhere to put the text
-        status, written, bad = mwrite_step(app_input(call), app_state(call), app_output(call, 0),
-                                           app_counters(call))
-        app_set_written(call, 0, written)
-        if status == BAD_VALUE:
-            app_set_error_offset(call, bad)
-            return 2  # BAD_INPUT
-        return status  # OK (0) or OUT_OF_SPACE (5): the ABI's numbers
+    from arrow_bridge.kernels.format_app import csv_format
 
     return csv_format

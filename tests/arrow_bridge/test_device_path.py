@@ -161,3 +161,16 @@ def test_calibrate_fits_host_costs_the_model_accepts(tmp_path):
     with ComputationalSSD("modern-gen4", workers=2, host_costs=costs) as ssd, collect() as runs:
         arrow_bridge.read_csv(path, device=ssd, split="host", block_size=1 << 14)
     assert runs.total.host_cpu_s > 0
+
+
+def test_write_csv_through_the_device_writes_what_the_host_writes(tmp_path):
+    import pyarrow.csv as pacsv
+
+    table = arrow_bridge.read_csv(_lineitem_like(tmp_path, rows=5000))
+    on_host, on_ssd = tmp_path / "host.csv", tmp_path / "ssd.csv"
+    arrow_bridge.write_csv(table, str(on_host), batch_rows=700)
+    with ComputationalSSD("morpheus-isca16", workers=2) as ssd:
+        arrow_bridge.write_csv(table, str(on_ssd), device=ssd, batch_rows=700)
+    assert on_ssd.read_bytes() == on_host.read_bytes()
+    back = pacsv.read_csv(on_ssd, **arrow_bridge.read_back_options(table.schema))
+    assert_tables_identical(back, table)
