@@ -24,13 +24,14 @@ from ndp_core.report import Report, collect, record
 
 from device_emulator.calibrate import HostCosts, calibrate, host_clock_MHz
 from device_emulator.faults import FAULT_CODES, FaultPlan
-from device_emulator.model import COST_MODELS, TaskCosts, simulate, task_costs, uniform_tasks
+from device_emulator.model import COST_MODELS, DESTINATIONS, TaskCosts, simulate, task_costs, uniform_tasks
 from device_emulator.profile import (COUNTERS, WORK_UNITS, Profile, ProfileError, list_profiles,
                                      load_profile)
 from device_emulator.ssd import ComputationalSSD
 
 __all__ = [
     "ComputationalSSD",
+    "DESTINATIONS",
     "Profile",
     "ProfileError",
     "load_profile",

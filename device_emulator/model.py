@@ -13,6 +13,14 @@ server) and ``host_cpu`` (``host.cores`` servers), plus the task queue (TQ,
   the objects' transfer; ``scope = "scan"``: flash read -> pipeline -> TQ -> core);
 * **host side** (and **raw**): flash read -> text over the link -> host core.
 
+With ``destination="gpu"`` the output goes to GPU memory: a device task's
+objects take the ``p2p`` path (NVMe peer-to-peer DMA into the GPU; it leaves the
+SSD through the same port as the link, so ``link`` and ``p2p`` share one server
+and are accounted apart), and a host or raw task's parsed objects are copied
+host -> GPU by ``h2d`` (one server: the GPU's copy engine on its own link).
+Without a P2P path (``p2p.enabled = false``) device objects cross the link and
+are then copied like the host's.
+
 Static split: a device task that finds the TQ full waits for a slot and the
 flash stops starting reads meanwhile (the intake stalls). Dynamic split: a task
 whose pages are read while every TQ slot is occupied comes back raw. All
@@ -39,9 +47,12 @@ from ndp_core.report import RESOURCES, Report
 
 from device_emulator.profile import COUNTERS, POWER_RESOURCES, Profile
 
-__all__ = ["simulate", "TaskCosts", "task_costs", "uniform_tasks", "pages_per_channel", "COST_MODELS"]
+__all__ = ["simulate", "TaskCosts", "task_costs", "uniform_tasks", "pages_per_channel", "COST_MODELS",
+           "DESTINATIONS"]
 
 COST_MODELS = ("cycles", "measured")
+#: Where device output lands: host memory or GPU memory.
+DESTINATIONS = ("host", "gpu")
 
 _MEDIA, _APP, _TIMEOUT, _TQ = (FAULT_NAMES[k] for k in sorted(FAULT_NAMES))
 
@@ -61,6 +72,8 @@ class TaskCosts:
     link_objects: float  # objects over the link (+ command overhead)
     link_text: float  # text over the link (+ command overhead)
     link_status: float  # a completion without data (an error status)
+    p2p_objects: float = 0.0  # objects over the P2P path into GPU memory (+ command overhead)
+    h2d: float = 0.0  # host -> GPU copy of the objects (+ per-copy overhead)
 
 
 def _flash_times(p: Profile, tR_s: float) -> tuple[float, float]:
@@ -136,8 +149,11 @@ def task_costs(p: Profile, t: TaskWork, cost_model: str = "cycles") -> TaskCosts
     pipe = t.text_bytes / rate if rate > 0 else 0.0
     bw = p.link_bandwidth
     ovh = d["link"]["per_command_overhead_us"] * 1e-6
+    g = d["p2p"]
+    p2p = g["per_command_overhead_us"] * 1e-6 + t.object_bytes / p.p2p_bandwidth
+    h2d = g["h2d_overhead_us"] * 1e-6 + t.object_bytes / p.h2d_bandwidth
     return TaskCosts(interval, lat, interval_r, lat_r, dev, pipe, host,
-                     ovh + t.object_bytes / bw, ovh + t.text_bytes / bw, ovh)
+                     ovh + t.object_bytes / bw, ovh + t.text_bytes / bw, ovh, p2p, h2d)
 
 
 # ------------------------------------------------------------- simulation
@@ -160,7 +176,9 @@ class _Sim:
 
 
 class _Resource:
-    """A FIFO queue in front of ``units`` identical servers."""
+    """A FIFO queue in front of ``units`` identical servers. Busy time is kept per
+    account (the name a use is booked under: the resource's own by default;
+    the SSD's port books ``link`` and ``p2p`` uses apart)."""
 
     def __init__(self, sim: _Sim, name: str, units: int, timeline: Optional[list],
                  gate: Optional["_Gate"] = None) -> None:
@@ -168,22 +186,23 @@ class _Resource:
         self.queue: deque = deque()
         self.in_use = 0
         self.gate = gate  # closed: no new service starts (the flash while the TQ stalls intake)
-        self.busy = 0.0
+        self.busy: dict[str, float] = {}
         self.timeline = timeline
 
-    def request(self, task: int, duration: float, on_start: Optional[Callable], on_end: Optional[Callable]) -> None:
-        self.queue.append((task, duration, on_start, on_end))
+    def request(self, task: int, duration: float, on_start: Optional[Callable], on_end: Optional[Callable],
+                account: Optional[str] = None) -> None:
+        self.queue.append((task, duration, on_start, on_end, account or self.name))
         self.dispatch()
 
     def dispatch(self) -> None:
         while self.queue and self.in_use < self.units and not (self.gate and self.gate.closed):
-            task, duration, on_start, on_end = self.queue.popleft()
+            task, duration, on_start, on_end, account = self.queue.popleft()
             self.in_use += 1
             start = self.sim.now
             end = start + duration
-            self.busy += duration
+            self.busy[account] = self.busy.get(account, 0.0) + duration
             if self.timeline is not None:
-                self.timeline.append((self.name, task, start, end))
+                self.timeline.append((account, task, start, end))
             self.sim.at(end, self._release)
             if on_start is not None:
                 self.sim.at(start, on_start, start)
@@ -242,7 +261,7 @@ class _Run:
     """One simulation: processes (generators) driven by the event loop."""
 
     def __init__(self, p: Profile, tasks: Sequence[TaskWork], split: SplitPolicy, cost_model: str,
-                 timeline: bool) -> None:
+                 timeline: bool, destination: str = "host") -> None:
         self.p = p
         self.tasks = tasks
         self.split = split
@@ -256,17 +275,24 @@ class _Run:
         self.gate = _Gate()
         self.flash = [_Resource(self.sim, "flash", 1, self.tl, self.gate) for _ in range(self.channels)]
         self.gate.members = self.flash
+        self.gpu = destination == "gpu"  # output goes to GPU memory
+        self.p2p = self.gpu and d["p2p"]["enabled"]  # ... and device output takes the P2P path
+        port = _Resource(self.sim, "link", 1, self.tl)  # the SSD's PCIe port: to host memory or to the GPU
         self.res = {
             "device_cores": _Resource(self.sim, "device_cores", d["cores"]["count"], self.tl),
             "pipeline": _Resource(self.sim, "pipeline", 1 if scope != "none" else 0, self.tl),
-            "link": _Resource(self.sim, "link", 1, self.tl),
+            "link": port,
+            "p2p": port,
+            "h2d": _Resource(self.sim, "h2d", 1, self.tl),
             "host_cpu": _Resource(self.sim, "host_cpu", d["host"]["cores"], self.tl),
         }
         self.tq = _TaskQueue(self.sim, d["task_queue"]["slots"], self.gate)
         self.timeout_s = d["link"]["timeout_s"]
         self.page_size = d["flash"]["page_size"]
         self.internal_bytes = 0
-        self.link_bytes = 0
+        self.link_bytes = 0  # SSD <-> host memory
+        self.p2p_bytes = 0  # SSD -> GPU memory
+        self.h2d_bytes = 0  # host memory -> GPU memory
         self.sides: list[str] = [HOST] * len(tasks)
         self.costs = [task_costs(p, t, cost_model) for t in tasks]
         self.end = [0.0] * len(tasks)
@@ -281,9 +307,9 @@ class _Run:
         op = cmd[0]
         resume = lambda v=None, g=gen: self._step(g, v)  # noqa: E731
         if op == "use":  # ("use", resource, task, duration): resume at the end
-            self.res[cmd[1]].request(cmd[2], cmd[3], None, resume)
+            self.res[cmd[1]].request(cmd[2], cmd[3], None, resume, cmd[1])
         elif op == "start":  # ("start", resource, task, duration): resume when it starts
-            self.res[cmd[1]].request(cmd[2], cmd[3], resume, None)
+            self.res[cmd[1]].request(cmd[2], cmd[3], resume, None, cmd[1])
         elif op == "delay":
             self.sim.at(self.sim.now + cmd[1], resume, None)
         elif op == "until":
@@ -318,7 +344,8 @@ class _Run:
             yield ("delay", lat)
 
     def _to_host(self, i: int, final: bool, reread: bool = False, retry: bool = False):
-        """Text to the host (after an optional re-read) and, on the final attempt, the host parse."""
+        """Text to the host (after an optional re-read) and, on the final attempt, the host
+        parse (and, for a GPU destination, the copy of its objects to the GPU)."""
         if reread:
             yield from self._read(i, retry=retry)
         self.link_bytes += self.tasks[i].text_bytes
@@ -326,6 +353,29 @@ class _Run:
         if final:
             yield ("use", "host_cpu", i, self.costs[i].host)
             self.host_cpu_s += self.costs[i].host
+            if self.gpu:
+                yield from self._copy_to_gpu(i)
+
+    def _copy_to_gpu(self, i: int):
+        """Objects in host memory -> GPU memory (the GPU's copy engine, its own link)."""
+        self.h2d_bytes += self.tasks[i].object_bytes
+        yield ("use", "h2d", i, self.costs[i].h2d)
+
+    def _send_objects(self, i: int):
+        """A device task's objects leave the SSD: over the link to host memory, or
+        over the P2P path to GPU memory (destination "gpu" with a P2P path)."""
+        if self.p2p:
+            self.p2p_bytes += self.tasks[i].object_bytes
+            yield ("use", "p2p", i, self.costs[i].p2p_objects)
+        else:
+            self.link_bytes += self.tasks[i].object_bytes
+            yield ("use", "link", i, self.costs[i].link_objects)
+
+    def _bounce(self, i: int, final: bool):
+        """GPU destination without a P2P path: objects that landed in host memory are
+        copied on (only once the final attempt's completion arrives)."""
+        if final and self.gpu and not self.p2p:
+            yield from self._copy_to_gpu(i)
 
     def _host_attempt(self, i: int, final: bool, fault: Optional[str]):
         yield from self._read(i)
@@ -334,7 +384,7 @@ class _Run:
         return HOST
 
     def _device_attempt(self, i: int, final: bool, fault: Optional[str]):
-        t, c = self.tasks[i], self.costs[i]
+        c = self.costs[i]
         yield from self._read(i)
         if fault == _MEDIA:  # uncorrectable read: error status, host re-reads with read-retry
             yield ("use", "link", i, c.link_status)
@@ -350,9 +400,9 @@ class _Run:
                 yield ("use", "link", i, c.link_status)
                 yield from self._to_host(i, final, reread=True)
                 return RAW
-            self.link_bytes += t.object_bytes
-            yield ("use", "link", i, c.link_objects)
+            yield from self._send_objects(i)
             yield ("until", started + c.pipeline)
+            yield from self._bounce(i, final)
             return DEVICE
         if self.scope == "scan":
             yield ("use", "pipeline", i, c.pipeline)
@@ -369,8 +419,8 @@ class _Run:
             yield ("use", "link", i, c.link_status)
             yield from self._to_host(i, final, reread=True)
             return RAW
-        self.link_bytes += t.object_bytes
-        yield ("use", "link", i, c.link_objects)
+        yield from self._send_objects(i)
+        yield from self._bounce(i, final)
         return DEVICE
 
     def _task(self, i: int, intent: str):
@@ -423,36 +473,59 @@ class _Run:
 
 def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | str" = "dynamic", *,
              wall_s: float = 0.0, cost_model: str = "cycles", device: Optional[str] = None,
-             timeline: bool = True) -> Schedule:
+             timeline: bool = True, destination: str = "host") -> Schedule:
     """Model one run: the final side of every task and its :class:`Report`.
 
     ``tasks`` in order (``TaskWork.index`` is informational); ``split`` a
     :class:`~ndp_core.device.SplitPolicy` or its string; ``wall_s`` the real
     seconds the run took (copied into the report); ``cost_model`` ``"cycles"``
     (work counters x profile cycle costs) or ``"measured"`` (measured seconds
-    scaled by clocks); ``timeline=False`` skips recording resource uses.
+    scaled by clocks); ``timeline=False`` skips recording resource uses;
+    ``destination`` where the objects must end up: ``"host"`` memory (the
+    default) or ``"gpu"`` memory (device output over the P2P path, host-parsed
+    objects copied host -> GPU; see the module docstring).
+
+    >>> from ndp_core.device import TaskWork
+    >>> from device_emulator.profile import load_profile
+    >>> t = [TaskWork(0, 0, 4, 60000, 30000, {"bytes_scanned": 60000}, side="device")]
+    >>> r = simulate(load_profile("modern-gen4"), t, "device", destination="gpu").report
+    >>> r.bytes["p2p"], r.bytes["host_link"], r.units["p2p"]
+    (30000, 0, 1)
     """
+    if destination not in DESTINATIONS:
+        raise ValueError(f"destination must be one of {DESTINATIONS}, got {destination!r}")
     split = SplitPolicy.parse(split)
-    run = _Run(profile, list(tasks), split, cost_model, timeline)
+    run = _Run(profile, list(tasks), split, cost_model, timeline, destination)
     run.run()
     d = profile.data
     makespan = max(run.end, default=0.0)
+    gpu = destination == "gpu"
     units = {
         "flash": d["flash"]["channels"],
         "device_cores": d["cores"]["count"],
         "pipeline": 1 if d["pipeline"]["scope"] != "none" else 0,
         "link": 1,
         "host_cpu": d["host"]["cores"],
-        "p2p": 0,
+        "p2p": 1 if run.p2p else 0,
     }
-    busy = {r: run.res[r].busy if r in run.res else 0.0 for r in RESOURCES}
-    busy["flash"] = sum(ch.busy for ch in run.flash)
+    busy = {r: run.res[r].busy.get(r, 0.0) if r in run.res else 0.0 for r in RESOURCES}
+    busy["flash"] = sum(ch.busy.get("flash", 0.0) for ch in run.flash)
     power = d["power"]
     energy: dict[str, float] = {}
     for r in POWER_RESOURCES:
         pw = power[r]
         idle_time = max(units.get(r, 0) * makespan - busy.get(r, 0.0), 0.0)
         energy[r] = pw["active_W"] * busy.get(r, 0.0) + pw["idle_W"] * idle_time
+    if gpu:
+        # [power.p2p] is the GPU at the end of both paths: active while data lands in
+        # its memory (P2P writes, host copies), idle otherwise - for the whole run, as
+        # it waits for the data even where no P2P path exists.
+        h2d = run.res["h2d"].busy.get("h2d", 0.0)
+        units["h2d"] = 1
+        busy["h2d"] = h2d
+        pw = power["p2p"]
+        energy["p2p"] = pw["active_W"] * busy["p2p"] + pw["idle_W"] * max(makespan - busy["p2p"] - h2d, 0.0)
+        energy["h2d"] = pw["active_W"] * h2d
     energy["platform"] = power["platform_idle_W"] * makespan
     energy["total"] = sum(energy.values())
     pages = {DEVICE: 0, HOST: 0, RAW: 0}
@@ -467,7 +540,7 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
         split=str(split),
         tasks=len(run.tasks),
         pages=pages,
-        bytes={"internal": run.internal_bytes, "host_link": run.link_bytes, "p2p": 0},
+        bytes={"internal": run.internal_bytes, "host_link": run.link_bytes + run.h2d_bytes, "p2p": run.p2p_bytes},
         text_bytes=sum(t.text_bytes for t in run.tasks),
         object_bytes=sum(t.object_bytes for t in run.tasks),
         busy_s=busy,
@@ -479,7 +552,8 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
         faults=faults,
         wall_s=float(wall_s),
         timeline=run.tl if run.tl is not None else [],
-        meta={"profile": profile.name, "cost_model": cost_model, "overrides": dict(profile.overrides)},
+        meta={"profile": profile.name, "cost_model": cost_model, "overrides": dict(profile.overrides),
+              "destination": destination},
     )
     return Schedule(list(run.sides), report)
 

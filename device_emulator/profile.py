@@ -2,8 +2,9 @@
 
 A profile describes one computational SSD and the host it is plugged into:
 flash geometry, embedded cores (or a fixed-function pipeline), the PCIe link,
-the host CPU, power, and the task queue. Shipped profiles live in
-``device_emulator/profiles/*.toml``, every number with its source next to it.
+the peer-to-peer path to a GPU, the host CPU, power, and the task queue.
+Shipped profiles live in ``device_emulator/profiles/*.toml``, every number with
+its source next to it.
 
 >>> p = load_profile("modern-gen4", cores=8, **{"link.lanes": 8})
 >>> p["cores.count"], p["link.lanes"]
@@ -50,7 +51,8 @@ def _cycles_schema() -> dict:
 
 def _power_schema() -> dict:
     # Watts per unit of each resource (flash channel, core, pipeline, link) while
-    # busy and while idle, plus the rest of the platform idling.
+    # busy and while idle, plus the rest of the platform idling. "p2p" is the GPU
+    # at the end of the P2P path and of host -> GPU copies (destination="gpu" only).
     d: dict[str, Any] = {"platform_idle_W": 0.0}
     for r in POWER_RESOURCES:
         d[r] = {"active_W": 0.0, "idle_W": 0.0}
@@ -94,6 +96,13 @@ SCHEMA: dict[str, Any] = {
         "per_command_overhead_us": 0.0,  # submission + completion + interrupt, per command
         "timeout_s": 1.0,  # how long the host waits before retrying a command
     },
+    "p2p": {
+        "enabled": True,  # the SSD can DMA into GPU memory (NVMe P2P); false: GPU-bound output bounces via host memory
+        "max_MBps": 0.0,  # cap of the P2P path (switch / root complex); 0: only the SSD's own link bounds it
+        "per_command_overhead_us": 0.0,  # per P2P command: submission + completion, as on the link
+        "h2d_MBps": 12000.0,  # host -> GPU copies (pinned memory) over the GPU's own link
+        "h2d_overhead_us": 0.0,  # per host -> GPU copy: launch + completion
+    },
     "host": {
         "cores": 1,  # host threads parsing
         "clock_MHz": 2500.0,
@@ -119,6 +128,9 @@ ALIASES = {
     "tq_slots": "task_queue.slots",
     "gen": "link.pcie_gen",
     "timeout": "link.timeout_s",
+    # leaf names that were unique before [p2p] reused them keep meaning the link
+    "max_MBps": "link.max_MBps",
+    "per_command_overhead_us": "link.per_command_overhead_us",
 }
 
 # PCIe: transfer rate per lane (GT/s) and line-code efficiency per generation.
@@ -336,6 +348,20 @@ class Profile:
         return bw
 
     @property
+    def p2p_bandwidth(self) -> float:
+        """Device -> GPU payload bytes/s over the peer-to-peer path: the SSD's
+        own link bounds it (:attr:`link_bandwidth`), ``p2p.max_MBps`` caps it
+        further when > 0 (a switch or root complex that forwards P2P slower)."""
+        bw = self.link_bandwidth
+        cap = self.data["p2p"]["max_MBps"]
+        return min(bw, cap * 1e6) if cap > 0 else bw
+
+    @property
+    def h2d_bandwidth(self) -> float:
+        """Host -> GPU copy bytes/s (``p2p.h2d_MBps``, the GPU's own link)."""
+        return self.data["p2p"]["h2d_MBps"] * 1e6
+
+    @property
     def pipeline_rate(self) -> float:
         """Fixed-function pipeline bytes/s (0 when there is none)."""
         p = self.data["pipeline"]
@@ -374,6 +400,9 @@ class Profile:
         pcie_lane_bytes_per_s(l["pcie_gen"])
         if l["lanes"] < 1 or l["efficiency"] <= 0 or l["timeout_s"] < 0 or l["per_command_overhead_us"] < 0:
             raise ProfileError("link.lanes >= 1, link.efficiency > 0 and non-negative overheads are required")
+        g = d["p2p"]
+        if g["max_MBps"] < 0 or g["per_command_overhead_us"] < 0 or g["h2d_overhead_us"] < 0 or g["h2d_MBps"] <= 0:
+            raise ProfileError("p2p.h2d_MBps > 0 and non-negative p2p.max_MBps and overheads are required")
         h = d["host"]
         if h["cores"] < 1 or h["clock_MHz"] <= 0 or h["queue_depth"] < 1:
             raise ProfileError("host.cores >= 1, host.clock_MHz > 0 and host.queue_depth >= 1 are required")

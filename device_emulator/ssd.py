@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from ndp_core.device import FAULT_NONE, Schedule, SplitPolicy, TaskWork, default_workers
 
 from device_emulator.faults import FaultPlan
-from device_emulator.model import COST_MODELS, simulate
+from device_emulator.model import COST_MODELS, DESTINATIONS, simulate
 from device_emulator.profile import Profile, list_profiles, load_profile
 
 __all__ = ["ComputationalSSD"]
@@ -49,6 +49,11 @@ class ComputationalSSD:
     host_costs
         Host costs from :func:`~device_emulator.calibrate.calibrate` (or a
         mapping for the ``[host]`` section), applied over the profile's.
+    destination
+        Where the modeled output lands: ``"host"`` memory (default) or
+        ``"gpu"`` memory (device output over the profile's ``[p2p]`` path,
+        host-parsed objects copied host -> GPU). :meth:`schedule` takes it per
+        run too.
     name
         The device's name in reports (default: the profile name, with ``*``
         when overridden).
@@ -58,15 +63,18 @@ class ComputationalSSD:
 
     def __init__(self, profile: Union[str, Profile] = "modern-gen4", *, workers: Optional[int] = None,
                  faults: "FaultPlan | Mapping | None" = None, cost_model: str = "cycles",
-                 host_costs: Any = None, name: Optional[str] = None,
+                 host_costs: Any = None, name: Optional[str] = None, destination: str = "host",
                  **overrides: Any) -> None:
         if cost_model not in COST_MODELS:
             raise ValueError(f"cost_model must be one of {COST_MODELS}, got {cost_model!r}")
+        if destination not in DESTINATIONS:
+            raise ValueError(f"destination must be one of {DESTINATIONS}, got {destination!r}")
         if host_costs is not None:
             overrides["host"] = host_costs
         self.profile: Profile = load_profile(profile, **overrides)
         self.faults: Optional[FaultPlan] = FaultPlan.coerce(faults)
         self.cost_model = cost_model
+        self.destination = destination
         self.workers = workers
         self._name = name
         self._engine = None
@@ -103,9 +111,12 @@ class ComputationalSSD:
         """The ``FAULT_*`` code to inject into attempt ``attempt`` of task ``task``."""
         return self.faults.fault_code(task, attempt) if self.faults else FAULT_NONE
 
-    def schedule(self, tasks: Sequence[TaskWork], split: "SplitPolicy | str", wall_s: float) -> Schedule:
-        """Final sides and the modeled Report of a finished run (deterministic)."""
-        s = simulate(self.profile, tasks, split, wall_s=wall_s, cost_model=self.cost_model, device=self.name)
+    def schedule(self, tasks: Sequence[TaskWork], split: "SplitPolicy | str", wall_s: float, *,
+                 destination: Optional[str] = None) -> Schedule:
+        """Final sides and the modeled Report of a finished run (deterministic);
+        ``destination`` (``"host"`` or ``"gpu"``) defaults to the device's."""
+        s = simulate(self.profile, tasks, split, wall_s=wall_s, cost_model=self.cost_model, device=self.name,
+                     destination=destination or self.destination)
         s.report.meta["faults"] = repr(self.faults) if self.faults else None
         return s
 
@@ -113,7 +124,8 @@ class ComputationalSSD:
     def with_overrides(self, **overrides: Any) -> "ComputationalSSD":
         """A new device: this one's profile, fault plan and settings plus ``overrides``."""
         return ComputationalSSD(self.profile.with_overrides(**overrides), workers=self.workers,
-                                faults=self.faults, cost_model=self.cost_model, name=self._name)
+                                faults=self.faults, cost_model=self.cost_model, name=self._name,
+                                destination=self.destination)
 
     def close(self) -> None:
         """Stop the engine's threads (a later use creates a new engine)."""
@@ -136,13 +148,13 @@ class ComputationalSSD:
             "profile": p.source if shipped else p,
             "overrides": dict(p.overrides) if shipped else {},
             "faults": self.faults, "cost_model": self.cost_model, "workers": self.workers,
-            "name": self._name,
+            "name": self._name, "destination": self.destination,
         }
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(state["profile"], workers=state["workers"], faults=state["faults"],
                       cost_model=state["cost_model"], name=state["name"],
-                      **state["overrides"])
+                      destination=state.get("destination", "host"), **state["overrides"])
 
     # ----------------------------------------------------------------- display
     def _rows(self) -> list[tuple[str, str]]:
@@ -159,6 +171,10 @@ class ComputationalSSD:
                       f"tR {p['flash.tR_us']:g} us, {p.internal_bandwidth / 1e9:.2f} GB/s"),
             ("link", f"PCIe {p['link.pcie_gen']} x{p['link.lanes']}, {p.link_bandwidth / 1e9:.2f} GB/s, "
                      f"{p['link.per_command_overhead_us']:g} us/command"),
+            ("p2p", (f"to GPU memory {p.p2p_bandwidth / 1e9:.2f} GB/s, {p['p2p.per_command_overhead_us']:g} us/command"
+                     if p["p2p.enabled"] else "none (GPU-bound output bounces via host memory)")
+                    + f"; host -> GPU copies {p.h2d_bandwidth / 1e9:.2f} GB/s"),
+            ("destination", self.destination),
             ("task queue", f"{p['task_queue.slots']} slots"),
             ("host", f"{p['host.cores']} x {p['host.clock_MHz']:g} MHz, {p['host.queue_depth']} tasks in flight"),
             ("cost model", self.cost_model),
@@ -172,7 +188,8 @@ class ComputationalSSD:
         extra = "".join(f", {k}={v!r}" for k, v in self.profile.overrides.items())
         faults = f", faults={self.faults!r}" if self.faults else ""
         model = f", cost_model={self.cost_model!r}" if self.cost_model != "cycles" else ""
-        return f"ComputationalSSD({self.profile.name!r}{extra}{faults}{model}) # {self.profile.summary()}"
+        dest = f", destination={self.destination!r}" if self.destination != "host" else ""
+        return f"ComputationalSSD({self.profile.name!r}{extra}{faults}{model}{dest}) # {self.profile.summary()}"
 
     def _repr_html_(self) -> str:
         rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"

@@ -37,7 +37,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence
 __all__ = ["Report", "Collector", "collect", "record", "RESOURCES", "SIDES", "LINKS"]
 
 #: Resources the timing model accounts for (keys of ``busy_s``/``units``/``energy_j``).
-RESOURCES = ("flash", "device_cores", "pipeline", "link", "host_cpu", "p2p")
+RESOURCES = ("flash", "device_cores", "pipeline", "link", "host_cpu", "p2p", "h2d")
 #: Final sides of a task (keys of ``pages``).
 SIDES = ("device", "host", "raw")
 #: Links data crosses (keys of ``bytes``).
