@@ -192,6 +192,10 @@ class DeviceSession:
         self.engine = device.engine
         self.page_size = int(device.page_size)
         self.origin = reader.source.origin
+        # Tasks are numbered by where they lie in the file, so that a byte range
+        # (a Dask partition) gets the static split and faults of its place in
+        # the whole file, not those of a file of its own.
+        self.task_base = self.origin // reader.opts.block_size
         self._started = time.perf_counter()
         self._stream = self._instances = None
         self._scratch: dict = {}
@@ -235,7 +239,7 @@ class DeviceSession:
     def side_of(self, span: "Span") -> str:
         if self._instances is None:
             return HOST
-        return self.split.static_side(span.index)
+        return self.split.static_side(self.task_base + span.index)
 
     def parse_on_device(self, span: "Span", result: "SpanResult") -> None:
         """Runs ``span`` as a device task, falling back to a raw read on faults."""
@@ -248,7 +252,7 @@ class DeviceSession:
         layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate)
         attempt = 0
         while attempt < _MAX_ATTEMPTS:
-            fault = self.device.fault_for(span.index, attempt)
+            fault = self.device.fault_for(self.task_base + span.index, attempt)
             if fault:
                 result.faults[FAULT_NAMES[fault]] = result.faults.get(FAULT_NAMES[fault], 0) + 1
             done, arena = self._submit(first_page, n_pages, layout, result.counters, fault)

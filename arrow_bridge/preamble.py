@@ -62,7 +62,8 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
     while len(data.buf) < len(_BOM) and data.more():
         pass  # tiny block sizes: see the whole BOM before deciding
-    pos = len(_BOM) if bytes(data.buf[: len(_BOM)]) == _BOM else 0
+    at_file_start = source.origin == 0  # a byte range's first bytes are data, never a BOM
+    pos = len(_BOM) if at_file_start and bytes(data.buf[: len(_BOM)]) == _BOM else 0
     pos = _skip_lines(data, pos, opts.skip_rows, source.name)
     if opts.header:
         header_at = pos

@@ -288,30 +288,31 @@ def probe(read: Reader, cut: int, data_offset: int, data_end: int, dialect: Scan
 
 # ---- putting it together ------------------------------------------------------------------------
 class RangePlanner:
-    """Exact record ranges of one file, in two steps so that the expensive
-    part can run elsewhere (a Dask cluster, a thread pool):
+    """Exact record ranges between given cuts, in two steps so that the
+    expensive part can run elsewhere (a Dask cluster, a thread pool):
 
-    >>> planner = RangePlanner(read, data_offset, data_end, blocksize)  # doctest: +SKIP
-    >>> summaries = [summarize(read, job, planner.dialect) for job in planner.jobs]  # doctest: +SKIP
+    >>> planner = RangePlanner(read, plan_cuts(data_offset, data_end, blocksize), dialect)  # doctest: +SKIP
+    >>> summaries = [summarize(read, job, dialect) for job in planner.jobs]  # doctest: +SKIP
     >>> planner.ranges(summaries)  # doctest: +SKIP
     [(start, stop), ...]
 
-    The constructor probes every cut (reading a few KiB around each); ``jobs``
-    lists the range summaries still needed for the cuts probing did not settle.
+    ``cuts[0]`` must be a record start (the data start) and ``cuts[-1]`` the
+    data end. The constructor probes every other cut (reading a few KiB
+    around each); ``jobs`` lists the range summaries still needed for the
+    cuts probing did not settle (usually none).
     """
 
-    def __init__(self, read: Reader, data_offset: int, data_end: int, blocksize: int,
-                 dialect: ScanDialect, page_size: int = PAGE_SIZE, lookbehind: int = LOOKBEHIND):
+    def __init__(self, read: Reader, cuts: Sequence[int], dialect: ScanDialect, lookbehind: int = LOOKBEHIND):
         self.dialect = dialect
-        self.data_end = max(data_end, data_offset)
-        self.cuts = plan_cuts(data_offset, self.data_end, blocksize, page_size)
+        self.cuts = list(cuts)
+        self.data_end = self.cuts[-1]
         n = len(self.cuts) - 1
         starts: list[Optional[int]] = [self.cuts[0]] + [None] * (n - 1)
         for i in range(1, n):
             if starts[i - 1] is not None and starts[i - 1] >= self.cuts[i]:
                 starts[i] = starts[i - 1]  # no record starts in range i - 1: the same first start
             else:
-                starts[i] = probe(read, self.cuts[i], data_offset, self.data_end, dialect, lookbehind)
+                starts[i] = probe(read, self.cuts[i], self.cuts[0], self.data_end, dialect, lookbehind)
         self._starts = starts
         self._runs = _unsettled_runs(starts)
         self.jobs: list[SummaryJob] = []
@@ -393,7 +394,8 @@ def record_ranges(
     """
     dialect = ScanDialect.from_options(options)
     with ByteReader(os.fspath(path), storage_options) as reader:
-        planner = RangePlanner(reader.read, data_offset, file_size, blocksize, dialect, page_size, lookbehind)
+        cuts = plan_cuts(data_offset, file_size, blocksize, page_size)
+        planner = RangePlanner(reader.read, cuts, dialect, lookbehind)
     jobs = planner.jobs
     summaries = list(map(_SummarizeJob(os.fspath(path), dialect, storage_options), jobs)) if jobs else []
     return planner.ranges(summaries)

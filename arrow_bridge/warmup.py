@@ -48,10 +48,26 @@ def warm_up() -> float:
     from arrow_bridge.writer import write_csv
 
     csv_format_app()
+    _warm_ranges()
     sample = read_csv(io.BytesIO(_SAMPLE), n_threads=1)
     write_csv(sample, io.BytesIO())
     write_csv(pa.table({f"c{i}": pa.nulls(1).cast(t) for i, t in enumerate(_EXPLICIT_TYPES)}), io.BytesIO())
     return time.perf_counter() - started
+
+
+def _warm_ranges() -> None:
+    """Compiles the record-boundary kernels Dask partitioning uses."""
+    import os
+    import tempfile
+
+    from arrow_bridge.ranges import record_ranges
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "ranges.csv")
+        with open(path, "wb") as f:
+            f.write(b'a,b\n1,"x\ny"\n2,z\n3,w\n' * 50)
+        for blocksize in (8, 64):
+            record_ranges(path, 4, os.path.getsize(path), blocksize=blocksize, page_size=1)
 
 
 if __name__ == "__main__":

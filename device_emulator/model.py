@@ -547,7 +547,8 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
         units=units,
         makespan_s=makespan,
         host_cpu_s=run.host_cpu_s,
-        host_cpu_saved_s=max(host_all - run.host_cpu_s, 0.0),
+        # Rounded to the nanosecond: the difference of two equal sums can leave 1e-17.
+        host_cpu_saved_s=max(round(host_all - run.host_cpu_s, 9), 0.0),
         energy_j=energy,
         faults=faults,
         wall_s=float(wall_s),

@@ -1,0 +1,346 @@
+"""``read_csv``: building the Dask DataFrame (graph side; per-partition work is in
+:mod:`dask_plugin.io`).
+
+Steps, all on the client when ``read_csv`` is called:
+
+1. expand ``urlpath`` (path, glob, list, fsspec URL) to files, in order;
+2. read each file's preamble (BOM, skipped rows, header): column names and
+   the byte where its data starts; every file must have the same columns;
+3. read a sample (the records in the first ``sample`` bytes of the first
+   file with data) with type inference: its schema is every partition's;
+4. plan exact record-aligned byte ranges per file
+   (:mod:`arrow_bridge.ranges`): cuts every ``blocksize`` bytes on page
+   boundaries, settled by probing a few KiB around each; cuts a probe cannot
+   settle (long multi-line quoted fields) need per-range transfer functions,
+   computed as tasks on the current scheduler when there is much to scan;
+5. ``dd.from_map`` one partition per range.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+import pyarrow as pa
+
+import arrow_bridge
+from arrow_bridge.options import resolve_options
+from arrow_bridge.ranges import (
+    ByteReader,
+    RangePlanner,
+    RangeSummary,
+    ScanDialect,
+    SummaryJob,
+    plan_cuts,
+    summarize,
+    summarize_path,
+)
+from dask_plugin.devices import DeviceLike, page_size_of, resolve_spec
+from dask_plugin.io import DTYPE_BACKENDS, CsvPartReader, Part, to_pandas
+
+DEFAULT_BLOCKSIZE = "64MiB"
+DEFAULT_SAMPLE = 256_000
+#: Range summaries (for cuts probing did not settle) run as Dask tasks above this many bytes.
+PARALLEL_SCAN_BYTES = 32 << 20
+#: Keywords that describe the file's header: used for preambles and whole-file reads only.
+_HEADER_KEYS = ("header", "names", "skiprows")
+#: ``dask.dataframe.read_csv`` keywords with no meaning here (accepted for the backend switch).
+_IGNORED_DASK_KEYS = ("sample_rows", "enforce", "assume_missing")
+_SPLITS = ("host", "device", "dynamic")
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One input file: its path (a local path or a URL), size, and whether it is compressed."""
+
+    path: str
+    size: int
+    compressed: bool
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """A file's column names and where its data starts."""
+
+    file: FileInfo
+    names: tuple[str, ...]
+    data_offset: int
+
+
+def read_csv(
+    urlpath: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+    *,
+    blocksize: Union[int, str, None] = DEFAULT_BLOCKSIZE,
+    include_path_column: Union[bool, str] = False,
+    device: DeviceLike = None,
+    split: str = "host",
+    dtype_backend: str = "pyarrow",
+    sample: Union[int, str] = DEFAULT_SAMPLE,
+    page_size: Optional[int] = None,
+    storage_options: Optional[Mapping[str, Any]] = None,
+    compression: Optional[str] = "infer",
+    **options: Any,
+):
+    """Reads CSV files into a Dask DataFrame, one partition per block of each file.
+
+    ``urlpath``: a path, a glob (``"data/*.csv"``), a list of paths, or fsspec
+    URLs (``storage_options`` for the filesystem). Each file's data (after its
+    header) is cut every ``blocksize`` bytes (``"64MiB"``, an int, or None
+    for one partition per file; rounded up to whole device pages, cuts on
+    page boundaries) and each partition reads exactly the records that
+    *start* in its block, even when quoted fields hold line breaks. Files
+    compressed as a whole (``.gz``, ...) are one partition each.
+
+    Partitions are pandas DataFrames with ``pd.ArrowDtype`` columns
+    (``dtype_backend="pyarrow"``) or NumPy dtypes (``"numpy"``), each with
+    its own index from 0, row order as in the files; divisions are unknown.
+    All partitions use one schema: the types inferred from the first
+    ``sample`` bytes of data (plus ``dtype=``). As in Dask, a partition whose
+    values do not fit those types raises ``arrow_bridge.CsvParseError``
+    saying so: pass ``dtype={column: type}``.
+
+    ``include_path_column``: add a categorical column (named ``"path"``, or
+    the given name) with each row's file. Reader options (``sep``,
+    ``quotechar``, ``escapechar``, ``dtype``, ``usecols``, ``na_values``,
+    ``on_bad_lines``, ``header``, ``names``, ``skiprows``, ...) are
+    ``arrow_bridge.read_csv``'s; the header is handled per file. Each
+    partition is parsed by one thread unless ``n_threads=`` says otherwise
+    (Dask already runs partitions in parallel).
+
+    ``device``: None (the host path), an emulated SSD profile name
+    (``"modern-gen4"``), a name given to :func:`dask_plugin.install_devices`,
+    or a factory returning a device; each worker builds its own once.
+    ``split``: ``"host"``, ``"device"``, ``"static:<fraction>"`` or
+    ``"dynamic"`` (see ``docs/dask.md``). Capture the device Reports with
+    :func:`dask_plugin.job_report`.
+
+    Malformed rows raise ``arrow_bridge.CsvParseError`` on ``compute()``,
+    naming the file, its line and byte offset.
+
+    >>> import dask_plugin
+    >>> ddf = dask_plugin.read_csv("data/trips-*.csv", blocksize="32MiB")  # doctest: +SKIP
+    >>> ddf.groupby("vendor").fare.mean().compute()  # doctest: +SKIP
+    """
+    import dask.dataframe as dd
+
+    reader_options = _reader_options(options)
+    if dtype_backend not in DTYPE_BACKENDS:
+        raise ValueError(f"dtype_backend must be one of {DTYPE_BACKENDS}, got {dtype_backend!r}")
+    spec = resolve_spec(device)
+    _check_split(split, spec)
+    storage_options = dict(storage_options or {})
+    files = expand_paths(urlpath, storage_options, compression)
+    plans = [read_file_plan(f, reader_options) for f in files]
+    names = _common_names(plans)
+    schema, user_typed = sample_schema(plans, reader_options, _bytes(sample, "sample"), storage_options)
+    path_column = _path_column(include_path_column, schema)
+    block = None if blocksize is None else _bytes(blocksize if blocksize != "default" else DEFAULT_BLOCKSIZE,
+                                                  "blocksize")
+    page = int(page_size) if page_size else page_size_of(spec)
+    parts = plan_parts(plans, block, page, reader_options, storage_options)
+    paths = tuple(f.path for f in files)
+    data_options = {k: v for k, v in reader_options.items() if k not in _HEADER_KEYS}
+    read_id = _tokenize("ndp-read-csv", [(f.path, f.size) for f in files], reader_options, block, page,
+                        str(schema), dtype_backend, path_column, spec, split)
+    func = CsvPartReader(names, schema, data_options, reader_options, frozenset(user_typed), dtype_backend,
+                         path_column, paths, spec, split, read_id, storage_options)
+    meta = _meta(schema, dtype_backend, path_column, paths)
+    return dd.from_map(func, parts, meta=meta, divisions=None, label="read-csv-ndp", enforce_metadata=False)
+
+
+# ---- options -----------------------------------------------------------------------------------
+def _reader_options(options: dict) -> dict:
+    """The keywords for ``arrow_bridge.read_csv`` (Dask-only ones checked and dropped)."""
+    options = dict(options)
+    for key in _IGNORED_DASK_KEYS:
+        options.pop(key, None)
+    if options.pop("lineterminator", None) not in (None, "\n", "\r\n"):
+        raise NotImplementedError("lineterminator: LF, CRLF and CR line ends are always recognized; "
+                                  "other terminators are not supported")
+    for key in ("nrows", "byte_range"):
+        if options.pop(key, None) is not None:
+            raise NotImplementedError(f"{key}= is not supported by the Dask reader "
+                                      "(use ddf.head(n) or dask_plugin.read_csv(...).partitions[...])")
+    options.setdefault("n_threads", 1)
+    resolve_options(**options)  # unknown or invalid keywords fail here, not in every task
+    return options
+
+
+def _check_split(split: str, spec: Any) -> None:
+    from ndp_core.device import SplitPolicy
+
+    SplitPolicy.parse(split)  # raises for an unknown policy
+    if spec is None and split != "host":
+        raise ValueError(f"split={split!r} needs a device: pass device= (a profile name, a name given "
+                         "to install_devices, or a factory)")
+
+
+def _bytes(value: Union[int, str], what: str) -> int:
+    from dask.utils import parse_bytes
+
+    n = parse_bytes(value) if isinstance(value, str) else int(value)
+    if n < 1:
+        raise ValueError(f"{what} must be at least 1 byte, got {value!r}")
+    return n
+
+
+def _tokenize(*args: Any) -> str:
+    from dask.base import tokenize
+
+    return tokenize(*args)
+
+
+# ---- files and preambles ---------------------------------------------------------------------------
+def expand_paths(urlpath: Any, storage_options: Optional[Mapping[str, Any]] = None,
+                 compression: Optional[str] = "infer") -> list[FileInfo]:
+    """The files ``urlpath`` names, in order (globs expanded and sorted, as Dask does).
+
+    Local files keep plain paths (read by the C++ block reader); others
+    become full URLs.
+    """
+    from fsspec.core import get_fs_token_paths
+    from fsspec.utils import infer_compression
+
+    if isinstance(urlpath, (list, tuple)):
+        urlpath = [os.fspath(p) for p in urlpath]
+    else:
+        urlpath = os.fspath(urlpath)
+    fs, _, paths = get_fs_token_paths(urlpath, mode="rb", storage_options=dict(storage_options or {}))
+    if not paths:
+        raise FileNotFoundError(f"no files match {urlpath!r}")
+    local = "file" in _protocols(fs)
+    files = []
+    for path in paths:
+        codec = infer_compression(path) if compression == "infer" else compression
+        size = os.path.getsize(path) if local else int(fs.size(path))
+        files.append(FileInfo(path if local else fs.unstrip_protocol(path), size, codec is not None))
+    return files
+
+
+def _protocols(fs: Any) -> tuple:
+    protocol = fs.protocol
+    return (protocol,) if isinstance(protocol, str) else tuple(protocol)
+
+
+def read_file_plan(file: FileInfo, reader_options: dict) -> FilePlan:
+    """Column names and data start of one file (its BOM, skipped rows and header)."""
+    from arrow_bridge.preamble import read_preamble
+    from arrow_bridge.source import open_source
+
+    opts = resolve_options(**{**reader_options, "block_size": 64 << 10})
+    with open_source(file.path) as src:
+        try:
+            pre = read_preamble(src, opts)
+        except arrow_bridge.CsvParseError:
+            if file.size == 0 and opts.column_names is not None:
+                return FilePlan(file, tuple(opts.column_names), 0)
+            raise
+    return FilePlan(file, tuple(pre.names), pre.data_offset)
+
+
+def _common_names(plans: Sequence[FilePlan]) -> tuple[str, ...]:
+    names = plans[0].names
+    for plan in plans[1:]:
+        if plan.names != names:
+            raise ValueError(f"{plan.file.path}: columns {list(plan.names)} differ from those of "
+                             f"{plans[0].file.path}: {list(names)}")
+    return names
+
+
+# ---- the sample: every partition's schema ---------------------------------------------------------------
+def sample_schema(plans: Sequence[FilePlan], reader_options: dict, sample: int,
+                  storage_options: Optional[Mapping[str, Any]] = None) -> tuple[pa.Schema, set[str]]:
+    """The types of the selected columns, inferred from the records that start
+    in the first ``sample`` bytes of data of the first file that has data;
+    and the names of the columns typed by the user's ``dtype``."""
+    plan = next((p for p in plans if p.file.size > p.data_offset or p.file.compressed), plans[0])
+    data_options = {k: v for k, v in reader_options.items() if k not in _HEADER_KEYS}
+    if plan.file.compressed:  # cannot seek: its first rows
+        table = arrow_bridge.read_csv(plan.file.path, **reader_options, nrows=max(sample // 64, 1000))
+    else:
+        start, stop = _sample_range(plan, sample, reader_options, storage_options)
+        table = arrow_bridge.read_csv(plan.file.path, byte_range=(start, stop), names=list(plan.names),
+                                      header=None, **data_options)
+    dtype = reader_options.get("dtype")
+    if dtype is None:
+        user_typed: set[str] = set()
+    elif isinstance(dtype, Mapping):
+        user_typed = {str(k) for k in dtype}
+    else:
+        user_typed = set(table.column_names)
+    return table.schema, user_typed
+
+
+def _sample_range(plan: FilePlan, sample: int, reader_options: dict,
+                  storage_options: Optional[Mapping[str, Any]]) -> tuple[int, int]:
+    d, end = plan.data_offset, plan.file.size
+    cuts = [d, end] if d + sample >= end else [d, d + sample, end]
+    dialect = ScanDialect.from_options(reader_options)
+    with ByteReader(plan.file.path, storage_options) as reader:
+        planner = RangePlanner(reader.read, cuts, dialect)
+        summaries = [summarize(reader.read, job, dialect) for job in planner.jobs]
+    return planner.ranges(summaries)[0]
+
+
+def _path_column(include_path_column: Union[bool, str], schema: pa.Schema) -> Optional[str]:
+    if not include_path_column:
+        return None
+    name = "path" if include_path_column is True else str(include_path_column)
+    if name in schema.names:
+        raise ValueError(f"the files already have a column {name!r}: pass include_path_column='<another name>'")
+    return name
+
+
+def _meta(schema: pa.Schema, dtype_backend: str, path_column: Optional[str], paths: Sequence[str]) -> pd.DataFrame:
+    meta = to_pandas(schema.empty_table(), dtype_backend)
+    if path_column is not None:
+        meta[path_column] = pd.Categorical.from_codes([], categories=list(paths))
+    return meta
+
+
+# ---- partitions ---------------------------------------------------------------------------------------
+def plan_parts(plans: Sequence[FilePlan], blocksize: Optional[int], page_size: int, reader_options: dict,
+               storage_options: Optional[Mapping[str, Any]] = None,
+               map_jobs: Optional[Callable[[list], list]] = None) -> list[Part]:
+    """One :class:`Part` per record-aligned range of every file, in file order."""
+    dialect = ScanDialect.from_options(reader_options)
+    planners: list[Optional[RangePlanner]] = []
+    pending: list[tuple[str, SummaryJob]] = []
+    for plan in plans:
+        f = plan.file
+        if f.compressed or blocksize is None:
+            planners.append(None)
+            continue
+        with ByteReader(f.path, storage_options) as reader:
+            planner = RangePlanner(reader.read, plan_cuts(plan.data_offset, f.size, blocksize, page_size), dialect)
+        planners.append(planner)
+        pending += [(f.path, job) for job in planner.jobs]
+    summaries = iter((map_jobs or _summarize_jobs)(pending, dialect, storage_options))
+    parts: list[Part] = []
+    for i, (plan, planner) in enumerate(zip(plans, planners)):
+        f = plan.file
+        if f.compressed:
+            ranges = [(None, None)]
+        elif planner is None:
+            ranges = [(plan.data_offset, max(f.size, plan.data_offset))]
+        else:
+            ranges = planner.ranges([next(summaries) for _ in planner.jobs])
+        parts += [Part(f.path, start, stop, len(parts) + j, i) for j, (start, stop) in enumerate(ranges)]
+    return parts
+
+
+def _summarize_jobs(pending: list[tuple[str, SummaryJob]], dialect: ScanDialect,
+                    storage_options: Optional[Mapping[str, Any]]) -> list[RangeSummary]:
+    """Range summaries: as tasks on the current Dask scheduler (a cluster's
+    workers scan in parallel, reading where the data is) when there is much
+    to scan, else here."""
+    if not pending:
+        return []
+    if len(pending) > 1 and sum(job.stop - job.start for _, job in pending) >= PARALLEL_SCAN_BYTES:
+        import dask
+
+        tasks = [dask.delayed(summarize_path, pure=True)(path, job, dialect, storage_options)
+                 for path, job in pending]
+        return list(dask.compute(*tasks))
+    return [summarize_path(path, job, dialect, storage_options) for path, job in pending]

@@ -1,0 +1,155 @@
+"""Per-partition work: read one record-aligned byte range into a pandas DataFrame.
+
+Everything here runs inside a Dask task (a worker process, a thread of the
+threaded scheduler, or the caller with the synchronous scheduler); the graph
+is built in :mod:`dask_plugin.core`. A task receives one :class:`Part` and the
+shared :class:`CsvPartReader` (column names, the sample's schema, reader
+options, device spec), reads with ``arrow_bridge.read_csv(path,
+byte_range=...)``, logs the read's device Reports (:mod:`dask_plugin.reports`)
+and converts to pandas.
+"""
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Optional, Sequence
+
+import pandas as pd
+import pyarrow as pa
+
+import arrow_bridge
+from arrow_bridge import CsvParseError
+from dask_plugin.devices import DeviceSpec, device_for
+from dask_plugin.reports import publish
+
+DTYPE_BACKENDS = ("pyarrow", "numpy")
+
+
+class Part(NamedTuple):
+    """One partition: bytes ``[start, stop)`` of ``path`` (both None: the whole
+    file, for compressed files that cannot be split)."""
+
+    path: str
+    start: Optional[int]
+    stop: Optional[int]
+    index: int  # partition number in the collection
+    file_index: int  # position of ``path`` in the file list (the path column's code)
+
+
+@dataclass(frozen=True)
+class CsvPartReader:
+    """Reads one :class:`Part`; one instance is shared by all partitions.
+
+    ``names`` are the file's columns, ``schema`` the selected columns with
+    the types every partition uses (the sample's, or the user's ``dtype``).
+    ``options`` are reader keywords for the data rows (dialect, null
+    spellings, ``on_bad_lines``, ...); ``whole_file_options`` add the header
+    handling for parts that read a whole file. The ``columns`` keyword lets
+    Dask's optimizer push a column selection into the read.
+    """
+
+    names: tuple[str, ...]
+    schema: pa.Schema
+    options: dict
+    whole_file_options: dict
+    user_typed: frozenset = frozenset()
+    dtype_backend: str = "pyarrow"
+    path_column: Optional[str] = None
+    paths: tuple[str, ...] = ()
+    device: Optional[DeviceSpec] = None
+    split: str = "host"
+    read_id: str = ""
+    storage_options: dict = field(default_factory=dict)
+
+    def __call__(self, part: Part, columns: Optional[Sequence[str]] = None) -> pd.DataFrame:
+        wanted = list(self.schema.names) if columns is None else [c for c in columns if c != self.path_column]
+        # Only the path column asked for: read one column anyway, for the row count.
+        read_cols = wanted or list(self.schema.names[:1])
+        table = self._read(part, read_cols)
+        df = to_pandas(table.select(wanted), self.dtype_backend)
+        if self.path_column is not None and (columns is None or self.path_column in columns):
+            df[self.path_column] = pd.Categorical.from_codes([part.file_index] * len(df), categories=self.paths)
+        return df if columns is None else df[list(columns)]
+
+    def __dask_tokenize__(self) -> tuple:
+        from dask.base import tokenize
+
+        return ("CsvPartReader", self.names, str(self.schema), tokenize(self.options),
+                tokenize(self.whole_file_options), sorted(self.user_typed), self.dtype_backend,
+                self.path_column, self.paths, tokenize(self.device), self.split, self.read_id)
+
+    # ---- reading ---------------------------------------------------------------------------
+    def _read(self, part: Part, columns: list[str]) -> pa.Table:
+        kwargs = dict(self.whole_file_options if part.start is None else self.options)
+        kwargs["usecols"] = columns
+        kwargs["dtype"] = {name: self.schema.field(name).type for name in columns}
+        if part.start is not None:
+            kwargs.update(byte_range=(part.start, part.stop), names=list(self.names), header=None)
+        if self.device is not None:
+            kwargs.update(device=device_for(self.device), split=self.split)
+        source = part.path
+        if "://" in source and self.storage_options:
+            import fsspec
+
+            source = fsspec.open(source, "rb", compression="infer", **self.storage_options).open()
+        try:
+            table, reports = _read_collecting(source, kwargs)
+        except CsvParseError as err:
+            raise self._explain(err) from None
+        finally:
+            if source is not part.path:
+                source.close()
+        if reports:
+            publish(self.read_id, part.index, reports, _worker_address())
+        return table
+
+    def _explain(self, err: CsvParseError) -> CsvParseError:
+        """A value that does not fit the sample's type: say where the type came from."""
+        if err.column is None or err.column in self.user_typed or not err.reason.startswith("cannot convert"):
+            return err
+        hint = (f"; the Dask partitions use the types inferred from a sample of the first file "
+                f"({err.column!r}: {self.schema.field(err.column).type}); pass dtype={{{err.column!r}: ...}} "
+                f"to read_csv, or a larger sample=")
+        return CsvParseError(err.path, err.line, err.column, err.byte_offset, err.reason + hint)
+
+
+def _read_collecting(source: Any, kwargs: dict) -> tuple[pa.Table, list]:
+    """``arrow_bridge.read_csv`` and the Reports it recorded.
+
+    Runs in a fresh ``contextvars`` context: with the synchronous scheduler
+    the task runs in the caller's thread, whose own ``collect()`` blocks must
+    not get the partition's Report directly as well as inside the job Report.
+    """
+    return contextvars.Context().run(_read_and_collect, source, kwargs)
+
+
+def _read_and_collect(source: Any, kwargs: dict) -> tuple[pa.Table, list]:
+    try:
+        from ndp_core.report import collect
+    except ImportError:  # an engine without reports
+        return arrow_bridge.read_csv(source, **kwargs), []
+    with collect() as collector:
+        table = arrow_bridge.read_csv(source, **kwargs)
+    return table, list(collector.reports)
+
+
+def to_pandas(table: pa.Table, dtype_backend: str) -> pd.DataFrame:
+    """``pd.ArrowDtype`` columns (``"pyarrow"``, no copy) or NumPy dtypes (``"numpy"``).
+
+    >>> to_pandas(pa.table({"a": [1]}), "pyarrow").dtypes["a"]
+    int64[pyarrow]
+    """
+    if dtype_backend == "pyarrow":
+        return table.to_pandas(types_mapper=pd.ArrowDtype)
+    if dtype_backend == "numpy":
+        return table.to_pandas()
+    raise ValueError(f"dtype_backend must be one of {DTYPE_BACKENDS}, got {dtype_backend!r}")
+
+
+def _worker_address() -> Optional[str]:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None

@@ -1,0 +1,241 @@
+"""``dask_plugin.read_csv`` on a real ``LocalCluster`` (2 worker processes) and
+on the synchronous and threaded schedulers.
+
+The result must equal ``arrow_bridge.read_csv`` of the same files concatenated
+(row order kept) for every block size and scheduler; errors must come back
+with file-global lines; device Reports must add up across workers.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+import pyarrow as pa
+import pytest
+from distributed import Client, LocalCluster
+
+import arrow_bridge
+import dask_plugin
+from arrow_bridge.ranges import plan_cuts
+from dask_plugin import core
+from dask_plugin.io import CsvPartReader
+from ndp_core.device import HostOnly
+from conftest import assert_same, expected_frame, write_csv
+
+
+@pytest.fixture(scope="module")
+def client():
+    """The one cluster of this module: 2 worker processes, 1 thread each."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      worker_dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture
+def sync():
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
+def _files(csv_dir):
+    return sorted(csv_dir.glob("part-*.csv"))
+
+
+# ---- equality with the whole-file reader ----------------------------------------------------------
+@pytest.mark.parametrize("blocksize", [1, 6000, 1 << 30], ids=["below-a-page", "mid", "above-the-file"])
+def test_cluster_read_equals_the_files_read_whole(client, csv_dir, blocksize):
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=blocksize, include_path_column=True)
+    plans = [core.read_file_plan(f, {}) for f in core.expand_paths(str(csv_dir / "part-*.csv"))]
+    assert ddf.npartitions == sum(len(plan_cuts(p.data_offset, p.file.size, blocksize)) - 1 for p in plans)
+    assert (ddf.npartitions == 3) == (blocksize == 1 << 30)
+    assert_same(ddf.compute(), expected_frame(_files(csv_dir), path_column="path"))
+
+
+def test_sync_scheduler_small_pages_and_column_projection(sync, csv_dir):
+    """Blocks of 100 bytes on 64-byte pages: most cuts fall inside quoted fields,
+    some inside long multi-line ones (settled by transfer functions)."""
+    files = _files(csv_dir)
+    ddf = dask_plugin.read_csv([str(p) for p in files], blocksize=100, page_size=64, include_path_column="src")
+    expected = expected_frame(files, path_column="src")
+    assert_same(ddf.compute(), expected)
+    assert_same(ddf[["value", "src"]].compute(), expected[["value", "src"]])
+    assert_same(ddf["src"].compute().to_frame(), expected[["src"]])
+
+
+def test_threaded_scheduler_numpy_dtypes_and_reader_options(csv_dir):
+    files = _files(csv_dir)
+    opts = dict(usecols=["id", "value"], dtype={"id": "int32"}, na_values=["-1"])
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=4096, dtype_backend="numpy", **opts)
+    with dask.config.set(scheduler="threads"):
+        got = ddf.compute()
+    assert got.dtypes.to_dict() == {"id": "int32", "value": "float64"}
+    assert_same(got, expected_frame(files, dtype_backend="numpy", **opts))
+
+
+def test_records_larger_than_blocks_give_empty_partitions(client, tmp_path, monkeypatch):
+    """A 100 KiB quoted field swallows many blocks: those partitions are empty
+    but typed. The cuts inside it cannot be settled by probing; their range
+    summaries run as tasks on the cluster here."""
+    big = '"' + "x,\n" * 40_000 + '"'
+    path = tmp_path / "big.csv"
+    path.write_text(f"a,b\n1,one\n2,{big}\n3,three\n" + "".join(f"{i},v{i}\n" for i in range(4, 2000)))
+    monkeypatch.setattr(core, "PARALLEL_SCAN_BYTES", 0)
+    ddf = dask_plugin.read_csv(str(path), blocksize=4096)
+    lengths = ddf.map_partitions(len).compute().tolist()
+    assert lengths.count(0) >= 20 and sum(lengths) == 1999
+    empty = ddf.partitions[lengths.index(0)].compute()
+    assert empty.dtypes.to_dict() == {"a": pd.ArrowDtype(pa.int64()), "b": pd.ArrowDtype(pa.string())}
+    assert_same(ddf.compute(), expected_frame([path]))
+
+
+def test_escapes_cr_line_ends_and_header_only_files(sync, tmp_path):
+    esc = tmp_path / "a-esc.csv"
+    esc.write_bytes(b"k;v\r" + b"".join(b'%d;a\\;b\\\rc\r%d;"q\\"\rx"\r' % (i, i) for i in range(1500)))
+    (tmp_path / "b-empty.csv").write_bytes(b"k;v\r")
+    opts = dict(sep=";", escapechar="\\")
+    ddf = dask_plugin.read_csv(str(tmp_path / "*.csv"), blocksize=1000, page_size=16, **opts)
+    assert_same(ddf.compute(), expected_frame([esc, tmp_path / "b-empty.csv"], **opts))
+
+
+def test_headerless_files_with_names(sync, tmp_path):
+    for i in range(2):
+        (tmp_path / f"n{i}.csv").write_text("".join(f'{j},"x\n{j}"\n' for j in range(i * 500, i * 500 + 500)))
+    opts = dict(header=None, names=["n", "s"])
+    ddf = dask_plugin.read_csv(str(tmp_path / "n*.csv"), blocksize=2000, **opts)
+    assert_same(ddf.compute(), expected_frame(sorted(tmp_path.glob("n*.csv")), **opts))
+
+
+# ---- errors -----------------------------------------------------------------------------------
+def test_a_bad_row_raises_on_the_client_with_its_file_and_global_line(client, tmp_path):
+    path = write_csv(tmp_path / "bad.csv", 400, seed=7)
+    data = path.read_bytes()
+    at = data.index(b"\n390,")+1
+    path.write_bytes(data[:at] + b"390,too,many,fields,here\n" + data[at:])
+    line = 1 + data[:at].count(b"\n")
+    ddf = dask_plugin.read_csv(str(path), blocksize=4096, sample=4096)  # the sample ends before it
+    with pytest.raises(arrow_bridge.CsvParseError) as err:
+        ddf.compute()
+    assert (err.value.path, err.value.line, err.value.byte_offset) == (str(path), line, at)
+    with pytest.raises(arrow_bridge.CsvParseError) as whole:
+        arrow_bridge.read_csv(str(path))
+    assert str(err.value) == str(whole.value)
+
+
+def test_values_that_do_not_fit_the_sample_types_ask_for_dtype(sync, tmp_path):
+    path = tmp_path / "types.csv"
+    path.write_text("a,b\n" + "".join(f"{i},x\n" for i in range(20000)) + "2.5,y\n")
+    with pytest.raises(arrow_bridge.CsvParseError, match=r"pass dtype=\{'a': \.\.\.\}") as err:
+        dask_plugin.read_csv(str(path), blocksize=4096, sample=1000).compute()
+    assert err.value.line == 20002 and err.value.column == "a"
+    got = dask_plugin.read_csv(str(path), blocksize=4096, sample=1000, dtype={"a": "float64"}).compute()
+    assert_same(got, expected_frame([path]))
+
+
+def test_invalid_arguments_fail_when_building_the_graph(csv_dir):
+    pattern = str(csv_dir / "part-*.csv")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        dask_plugin.read_csv(pattern, no_such_option=1)
+    with pytest.raises(ValueError, match="needs a device"):
+        dask_plugin.read_csv(pattern, split="dynamic")
+    with pytest.raises(NotImplementedError, match="nrows"):
+        dask_plugin.read_csv(pattern, nrows=5)
+    with pytest.raises(TypeError, match="factory"):
+        dask_plugin.read_csv(pattern, device=HostOnly())
+    with pytest.raises(FileNotFoundError):
+        dask_plugin.read_csv(str(csv_dir / "nothing-*.csv"))
+
+
+# ---- the backend entry point -------------------------------------------------------------------------
+def test_backend_switch_routes_dd_read_csv_here(client, csv_dir):
+    with dask.config.set({"dataframe.backend": "ndp"}):
+        ddf = dd.read_csv(str(csv_dir / "part-*.csv"), blocksize=5000, sample_rows=5)
+        assert any(isinstance(getattr(e, "func", None), CsvPartReader) for e in ddf.expr.walk())
+        assert dd.from_dict({"x": [1, 2]}, npartitions=1).x.sum().compute() == 3
+    assert_same(ddf.compute(), expected_frame(_files(csv_dir)))
+    assert ddf.npartitions > 3
+
+
+# ---- devices and Reports -----------------------------------------------------------------------
+class NamedHostOnly(HostOnly):
+    """A baseline device whose Reports say which instance made them."""
+
+    def __init__(self, page_size: int = 4096):
+        super().__init__(page_size)
+        self.name = f"host-only-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def test_worker_plugin_gives_each_worker_one_device_reused_by_its_tasks(client, csv_dir):
+    key = dask_plugin.install_devices(client, NamedHostOnly, name="named-host")
+    plugin_devices = client.run(lambda dask_worker: dask_worker.plugins["ndp-device-named-host"].device.name)
+    assert len(set(plugin_devices.values())) == 2
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=4096, device=key, split="host")
+    with dask_plugin.job_report() as job:
+        got = ddf.compute()
+    assert_same(got, expected_frame(_files(csv_dir)))
+    assert job.partitions == ddf.npartitions and len(job.reports) == ddf.npartitions
+    used = {(e.worker, e.report.device) for e in job.entries}
+    assert used <= set(plugin_devices.items())  # every task used its worker's plugin device
+    assert len({w for w, _ in used}) == len(used)  # one device per worker
+
+
+def test_job_report_adds_up_the_partitions_on_every_scheduler(client, csv_dir):
+    files = _files(csv_dir)
+    data_bytes = sum(os.path.getsize(p) - len(p.read_bytes().split(b"\n", 1)[0]) - 1 for p in files)
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=8192, device=HostOnly)
+    totals = {}
+    for scheduler in ("distributed", "sync", "threads"):
+        with dask.config.set(scheduler=client if scheduler == "distributed" else scheduler):
+            with dask_plugin.job_report(client if scheduler == "distributed" else None) as job:
+                ddf.compute()
+        report = job.report
+        assert report.runs == ddf.npartitions, scheduler
+        totals[scheduler] = (report.text_bytes, report.pages["host"], report.tasks)
+    assert totals["distributed"] == totals["sync"] == totals["threads"]
+    assert totals["sync"][0] == data_bytes
+
+
+def test_job_report_records_into_an_enclosing_collect(sync, csv_dir):
+    from ndp_core.report import collect
+
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-0.csv"), blocksize=4096, device=HostOnly)
+    with collect() as outer:
+        with dask_plugin.job_report(client=None) as job:
+            ddf.compute()
+    assert len(outer.reports) == 1 and outer.reports[0].runs == job.report.runs == ddf.npartitions
+
+
+def test_fsspec_urls(sync, csv_dir):
+    """Files behind an fsspec filesystem (here ``memory://``) are cut and read the same way."""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    files = _files(csv_dir)
+    for p in files:
+        fs.pipe(f"/dask-plugin-test/{p.name}", p.read_bytes())
+    try:
+        ddf = dask_plugin.read_csv("memory://dask-plugin-test/part-*.csv", blocksize=4096)
+        assert ddf.npartitions > len(files)
+        assert_same(ddf.compute(), expected_frame(files))
+    finally:
+        fs.rm("/dask-plugin-test", recursive=True)
+
+
+def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir):
+    files = _files(csv_dir)
+    expected = expected_frame(files)
+    pages = {}
+    for split in ("device", "static:0.5", "dynamic"):
+        # Reader blocks of 4 KiB: several device tasks per partition (static shares apply per partition).
+        ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=32768, block_size=4096,
+                                   device="modern-gen4", split=split)
+        with dask_plugin.job_report(client=None) as job:
+            assert_same(ddf.compute(), expected)
+        report = job.report
+        assert report.runs == ddf.npartitions and report.split == split and report.device == "modern-gen4"
+        pages[split] = report.pages
+    assert pages["device"]["host"] == 0 < pages["device"]["device"]
+    assert 0 < pages["static:0.5"]["device"] < pages["device"]["device"]
+    assert sum(pages["dynamic"].values()) == sum(pages["device"].values())
