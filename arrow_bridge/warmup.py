@@ -1,7 +1,7 @@
 """Compiles every kernel specialization once, filling Numba's on-disk cache.
 
 Run by ``make install`` (``python -m arrow_bridge.warmup``) so that users never
-wait for the one-time JIT compile (30 s on a 2-core machine); later processes load the
+wait for the one-time JIT compile (66 s on a 2-core machine); later processes load the
 cached machine code in a fraction of a second.
 """
 from __future__ import annotations

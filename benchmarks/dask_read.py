@@ -139,20 +139,32 @@ def bench_readers(path: Path, args: argparse.Namespace, head: Path) -> dict[str,
 
 
 def bench_scaling(path: Path, args: argparse.Namespace, head: Path) -> dict[str, Any]:
-    """ndp on 1 worker against ``--workers`` workers (the same block size)."""
+    """ndp on 1 worker against ``--workers`` workers (the same block size): wall
+    time of the host path, and the modeled aggregate bandwidth of one emulated
+    SSD per worker parsing everything (``split="device"``)."""
+    import dask_plugin
+
     out: dict[str, Any] = {}
     for workers in sorted({1, args.workers}):
         lc, client = cluster(workers)
         try:
             warm_up(["ndp"], head)
             times = [timed_read("ndp", path, args.blocksize)["seconds"] for _ in range(args.repeat)]
+            key = dask_plugin.install_devices(client, args.device)
+            with dask_plugin.job_report(client) as job:
+                timed_read("ndp", path, args.blocksize, device=key, split="device")
         finally:
             client.close()
             lc.close()
-        out[str(workers)] = {"best_s": min(times), "seconds": times}
-    one, many = out["1"]["best_s"], out[str(args.workers)]["best_s"]
-    print(f"\n== ndp scaling: 1 worker {one:.3f} s, {args.workers} workers {many:.3f} s "
-          f"({one / many:.2f}x) ==")
+        report = job.report
+        bandwidth = report.text_bytes / report.makespan_s / 1e6
+        out[str(workers)] = {"best_s": min(times), "seconds": times, "device_makespan_s": report.makespan_s,
+                             "device_aggregate_MBps": bandwidth}
+    one, many = out["1"], out[str(args.workers)]
+    print(f"\n== ndp scaling: 1 worker {one['best_s']:.3f} s, {args.workers} workers {many['best_s']:.3f} s "
+          f"({one['best_s'] / many['best_s']:.2f}x) ==")
+    print(f"   modeled aggregate device bandwidth ({args.device}, split=device): 1 device "
+          f"{one['device_aggregate_MBps']:.0f} MB/s, {args.workers} devices {many['device_aggregate_MBps']:.0f} MB/s")
     return out
 
 
