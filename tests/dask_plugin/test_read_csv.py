@@ -239,3 +239,19 @@ def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir)
     assert pages["device"]["host"] == 0 < pages["device"]["device"]
     assert 0 < pages["static:0.5"]["device"] < pages["device"]["device"]
     assert sum(pages["dynamic"].values()) == sum(pages["device"].values())
+
+
+def test_cluster_devices_with_a_fault_plan_give_the_same_frame_and_count_the_faults(client, csv_dir):
+    from device_emulator import FaultPlan
+
+    files = _files(csv_dir)
+    plan = FaultPlan(media_error=0.1, app_failure=0.1, link_timeout=0.1, tq_overflow=0.1, seed=7)
+    key = dask_plugin.install_devices(client, "modern-gen4", name="faulty", faults=plan)
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=16384, block_size=2048, device=key,
+                               split="dynamic")
+    with dask_plugin.job_report(client) as job:
+        got = ddf.compute()
+    assert_same(got, expected_frame(files))
+    report = job.report
+    assert sum(report.faults.values()) > 0 and report.pages["raw"] > 0
+    assert report.runs == ddf.npartitions and len(job.workers) == 2
