@@ -141,7 +141,8 @@ class CsvReader:
         return plans
 
     def _parse_all(self, pre: Preamble) -> list[SpanResult]:
-        cutter = iter(SpanCutter(self.source, self.opts.block_size, pre.prefix, pre.data_offset, pre.eof))
+        spans = SpanCutter(self.source, self.opts.block_size, pre.prefix, pre.data_offset, pre.eof)
+        cutter = iter(spans)
         threads = self.opts.threads
         executor = ThreadPoolExecutor(threads) if threads > 1 else None
         pending: deque[tuple[Span, Future]] = deque()
@@ -173,6 +174,8 @@ class CsvReader:
                     tail = span.buf[result.parsed:]
                     pending.appendleft((fresh := recut(tail, span.offset + result.parsed, following),
                                         _run(executor, self._parse_span, fresh)))
+                if self.source.random_access:  # nothing keeps the span's bytes: reuse its block
+                    spans.recycle(span)
                 if self._enough(rows):
                     break
                 refill()
