@@ -2,7 +2,7 @@
 
 Differential: random CSV files (``csvgen``) read on the host and through
 ``device_emulator.ComputationalSSD`` under every split policy, several
-profiles (page sizes 4-16 KiB), small block sizes (many tasks, records
+profiles (page sizes 512 B-16 KiB), small block sizes (many tasks, records
 crossing pages) and fault plans; the Tables must be identical bit for bit, or
 both reads must fail with the same error.
 """
@@ -23,13 +23,19 @@ from ndp_core.device import HostOnly
 from ndp_core.report import collect
 
 SPLITS = ["host", "device", "static:0", "static:0.3", "static:1", "dynamic"]
-PROFILES = ["modern-gen4", "summarizer-board", "morpheus-isca16"]
+PROFILES = ["modern-gen4", "summarizer-board", "morpheus-isca16", "hods-fpga", "biscuit-pm", "modern-gen4/512"]
+PAGE_SIZE_OVERRIDES = {"modern-gen4/512": ("modern-gen4", 512)}  # records span many tiny pages
 FAULTS = [None, FaultPlan(media_error=0.2, app_failure=0.2, link_timeout=0.2, tq_overflow=0.2, seed=3)]
 
 
 @pytest.fixture(scope="module")
 def devices():
-    made = {(p, i): ComputationalSSD(p, workers=2, faults=f) for p in PROFILES for i, f in enumerate(FAULTS)}
+    made = {}
+    for p in PROFILES:
+        profile, page_size = PAGE_SIZE_OVERRIDES.get(p, (p, None))
+        extra = {"flash.page_size": page_size} if page_size else {}
+        for i, f in enumerate(FAULTS):
+            made[p, i] = ComputationalSSD(profile, workers=2, faults=f, **extra)
     yield made
     for device in made.values():
         device.close()
