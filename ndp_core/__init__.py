@@ -3,8 +3,10 @@
 * ``BlockReader`` — positional page I/O used by the reader's host path.
 * ``Engine`` — the device's command engine: an NVMe-style queue pair, streams,
   StorageApp instances (MINIT/MREAD/MWRITE/MDEINIT, Summarizer *_TSK) run on
-  worker threads with the GIL released. Functional only so far: the timing
-  model, task-queue slots and fault injection arrive with the emulated SSD.
+  worker threads with the GIL released; commands carry app parameters and
+  injected faults. Functional: modeled time is device_emulator's.
+* ``ndp_core.device`` — the ``Device`` protocol, ``SplitPolicy``, ``TaskWork``
+  and ``HostOnly``; ``ndp_core.report`` — ``Report`` and ``collect()``.
 * ``ndp_core.engine`` — ``Status``/``Opcode`` enums and the Numba-side
   StorageApp ABI helpers (``storage_app``, ``app_input``, ...).
 """
