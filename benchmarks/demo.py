@@ -1,4 +1,5 @@
-"""Read one CSV with arrow_bridge.read_csv and with pyarrow.csv.read_csv; print both.
+"""Read one CSV with arrow_bridge.read_csv and with pyarrow.csv.read_csv; print both,
+then read it again through an emulated computational SSD and print its Report.
 
 Usage: ``python -m benchmarks.demo PATH [--threads N]``
 
@@ -80,7 +81,23 @@ def main(argv: list[str] | None = None) -> int:
         print("\nndp/pyarrow speed ratio: n/a (arrow_bridge.read_csv missing)")
         return 1
     print(f"\nndp/pyarrow speed ratio: {pa_s / ndp_s:.2f}x  (>1: ndp is faster)")
+    device_run(args.path, args.threads)
     return 0
+
+
+def device_run(path: Path, threads: int, profile: str = "summarizer-board") -> None:
+    """The same file through an emulated computational SSD (dynamic split): the
+    Table must not change; the Report says what the modeled hardware would do."""
+    import arrow_bridge
+    from device_emulator import ComputationalSSD
+    from ndp_core.report import collect
+
+    with ComputationalSSD(profile, workers=threads) as ssd, collect() as runs:
+        table = arrow_bridge.read_csv(str(path), n_threads=threads, device=ssd, split="dynamic",
+                                      block_size=256 << 10)
+    same = table.equals(arrow_bridge.read_csv(str(path), n_threads=threads))
+    print(f"\nOn an emulated computational SSD ({profile}, split=dynamic): same Table as the host path: {same}")
+    print(runs.total)
 
 
 if __name__ == "__main__":
