@@ -32,6 +32,8 @@ from arrow_bridge.kernels import columns as K
 from arrow_bridge.kernels import span_app as A
 from arrow_bridge.kernels import status as S
 from arrow_bridge.kernels.tokenizer import byte_classes
+from ndp_core import MAX_PAGES_PER_COMMAND
+from ndp_core.engine import Opcode, Status
 from ndp_core.device import (
     DEVICE,
     FAULT_NAMES,
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
     from arrow_bridge.spans import Span
 
 _MAX_ATTEMPTS = 3
+# Device failures the host recovers from by reading the raw pages and parsing them.
+_RAW_FALLBACK = (Status.IO_ERROR, Status.APP_ERROR, Status.RETURNED_RAW, Status.TIMEOUT)
 _OUT_CODES = {np.dtype(t): code for t, code in (
     (np.uint8, A.OUT_U8), (np.int8, A.OUT_I8), (np.int16, A.OUT_I16), (np.int32, A.OUT_I32),
     (np.int64, A.OUT_I64), (np.uint16, A.OUT_U16), (np.uint32, A.OUT_U32), (np.uint64, A.OUT_U64),
@@ -139,7 +143,7 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
     capacity = length // ncols + 1
     if estimate is not None:
         capacity = min(capacity, estimate.rows(length))
-    args = [skip, length, int(at_eof), capacity, 0, 0, 0, 0, 0, 0, max(length, 1)]
+    args = [skip, length, int(at_eof), capacity, 0, 0, 0, 0, 0, 0, max(length, 1), 0, 0]
     arena = _align(8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans)))
     args[A.A_BAD_ROWS], arena = arena, arena + 16 * A.BAD_ROWS_KEPT
     bitmap = _align((capacity + 7) // 8)
@@ -156,6 +160,7 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
     args[A.A_ENDS], scratch = scratch, scratch + _align(4 * capacity * ncols)
     args[A.A_FLAGS], scratch = scratch, scratch + _align(capacity * ncols)
     args[A.A_UNESCAPE], scratch = scratch, scratch + _align(max(length, 1))
+    args[A.A_ARENA_SIZE], args[A.A_SCRATCH_SIZE] = arena, scratch
     return _Layout(np.array(args, dtype=np.int64), arena, scratch)
 
 
@@ -174,14 +179,12 @@ class _Estimate:
     def string_bytes(self, j: int, length: int) -> int:
         return int(length * self.strings_per_byte[j] * self.SLACK) + 256
 
-    def learn(self, result: "SpanResult") -> None:
-        if result.parsed <= 0:
+    def learn(self, parsed: int, nrows: int, string_bytes: list[int]) -> None:
+        if parsed <= 0:
             return
-        self.rows_per_byte = max(self.rows_per_byte, result.nrows / result.parsed)
-        for j, column in enumerate(result.columns):
-            if column is not None and (pa.types.is_string(column.type) or pa.types.is_binary(column.type)):
-                used = column.buffers()[2].size if column.buffers()[2] is not None else 0
-                self.strings_per_byte[j] = max(self.strings_per_byte[j], used / result.parsed)
+        self.rows_per_byte = max(self.rows_per_byte, nrows / parsed)
+        for j, used in enumerate(string_bytes):
+            self.strings_per_byte[j] = max(self.strings_per_byte[j], used / parsed)
 
 
 class DeviceSession:
@@ -192,10 +195,6 @@ class DeviceSession:
         self.engine = device.engine
         self.page_size = int(device.page_size)
         self.origin = reader.source.origin
-        # Tasks are numbered by where they lie in the file, so that a byte range
-        # (a Dask partition) gets the static split and faults of its place in
-        # the whole file, not those of a file of its own.
-        self.task_base = self.origin // reader.opts.block_size
         self._started = time.perf_counter()
         self._stream = self._instances = None
         self._scratch: dict = {}
@@ -211,35 +210,53 @@ class DeviceSession:
         if path is None:
             raise ValueError("device= needs a local file path (the device reads the file's pages)")
         self._app = csv_app
-        self._stream = self.engine.stream_create(path)
-        plan = build_plan(self.reader)
         self._task_queue = self.split.kind in ("static", "dynamic")
         self._instances = queue.Queue()
-        for _ in range(max(1, self.engine.cores)):
-            inst = self.engine.minit(self._app.address, init=plan, streams=[self._stream])
-            if self._task_queue:
-                self._wait(self.engine.submit_task(_opcode("INIT_TSK"), inst, 0))
-            self._instances.put(inst)
+        self._stream = self.engine.stream_create(path)
+        try:
+            plan = build_plan(self.reader)
+            for _ in range(max(1, self.engine.cores)):
+                inst = self.engine.minit(self._app.address, init=plan, streams=[self._stream])
+                self._instances.put(inst)
+                if self._task_queue:
+                    self.engine.wait(self.engine.submit_task(_opcode("INIT_TSK"), inst, 0))
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
+        """Frees every instance and the stream, whatever fails on the way."""
         if self._instances is None:
             return
-        while not self._instances.empty():
-            inst = self._instances.get()
-            if self._task_queue:
-                self._wait(self.engine.submit_task(_opcode("FINAL_TSK"), inst, 0))
-            self.engine.mdeinit(inst)
-        self.engine.stream_close(self._stream)
-        self._instances = None
-
-    def _wait(self, cid: int):
-        return self.engine.wait(cid)
+        instances, self._instances = self._instances, None
+        try:
+            while not instances.empty():
+                inst = instances.get()
+                try:
+                    if self._task_queue:
+                        self.engine.wait(self.engine.submit_task(_opcode("FINAL_TSK"), inst, 0))
+                finally:
+                    self.engine.mdeinit(inst)
+        finally:
+            self.engine.stream_close(self._stream)
 
     # ---- one span ------------------------------------------------------------------------------
+    def task_number(self, span: "Span") -> int:
+        """Tasks are numbered by where they start in the file (in blocks), so a
+        byte range (a Dask partition) gets the static split and faults of its
+        place in the whole file, not those of a file of its own."""
+        return (self.origin + span.offset) // self.reader.opts.block_size
+
     def side_of(self, span: "Span") -> str:
-        if self._instances is None:
+        if self._instances is None or not self.offloadable(span.offset, len(span.buf)):
             return HOST
-        return self.split.static_side(self.task_base + span.index)
+        return self.split.static_side(self.task_number(span))
+
+    def offloadable(self, offset: int, length: int) -> bool:
+        """Whether one device command can hold the span: the app sees one
+        command's pages, and NVMe caps a command at 65,536 of them."""
+        offset += self.origin
+        return -(-(offset + length) // self.page_size) - offset // self.page_size <= MAX_PAGES_PER_COMMAND
 
     def parse_on_device(self, span: "Span", result: "SpanResult") -> None:
         """Runs ``span`` as a device task, falling back to a raw read on faults."""
@@ -252,23 +269,24 @@ class DeviceSession:
         layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate)
         attempt = 0
         while attempt < _MAX_ATTEMPTS:
-            fault = self.device.fault_for(self.task_base + span.index, attempt)
+            fault = self.device.fault_for(self.task_number(span), attempt)
             if fault:
                 result.faults[FAULT_NAMES[fault]] = result.faults.get(FAULT_NAMES[fault], 0) + 1
             done, arena = self._submit(first_page, n_pages, layout, result.counters, fault)
-            if done.status == S.OUT_OF_SPACE and estimate is not None:
+            if done.status == Status.OUT_OF_SPACE and estimate is not None:
                 estimate = None  # an emulator artifact, not a fault: retry with room for anything
                 layout = task_layout(len(span.buf), skip, span.at_eof, self.reader)
                 continue
             attempt += 1
-            if done.status_name == "TIMEOUT":
-                continue
-            if done.status in (0, S.NEEDS_MORE, 2):  # OK, or a parse status the host reports
+            if done.status == Status.TIMEOUT:
+                continue  # the completion was lost: resubmit
+            if done.status in (Status.OK, Status.BAD_INPUT):  # BAD_INPUT: the arena says where and why
                 self._read_arena(arena, layout, result)
                 result.side, result.object_bytes = DEVICE, _object_bytes(result.columns)
-                self._estimate.learn(result)
                 result.seconds = time.perf_counter() - started
                 return
+            if done.status not in _RAW_FALLBACK:
+                raise RuntimeError(f"device command for bytes {offset}+{len(span.buf)} failed: {done.status_name}")
             break
         self.parse_raw(span, result, first_page, n_pages)
 
@@ -285,17 +303,23 @@ class DeviceSession:
             else:
                 cid = self.engine.submit_mread(inst, self._stream, first_page, n_pages, [arena, scratch],
                                                counters, layout.args, fault)
-            return self._wait(cid), arena
+            return self.engine.wait(cid), arena
         finally:
             self._instances.put(inst)
 
-    def parse_raw(self, span: "Span", result: "SpanResult", first_page: int, n_pages: int) -> None:
-        """The host READs the task's pages and parses them itself."""
+    def parse_raw(self, span: "Span", result: "SpanResult", first_page: int, n_pages: int,
+                  length: Optional[int] = None) -> None:
+        """The host READs the task's pages and parses ``length`` bytes (default:
+        the span's) from the span's start itself."""
+        length = len(span.buf) if length is None else length
         started = time.perf_counter()
         pages = np.empty(n_pages * self.page_size, dtype=np.uint8)
-        self._wait(self.engine.submit_read(self._stream, first_page, n_pages, pages))
+        done = self.engine.wait(self.engine.submit_read(self._stream, first_page, n_pages, pages))
+        if not done.ok:
+            raise OSError(f"{self.reader.source.name}: reading pages {first_page}+{n_pages} failed: "
+                          f"{done.status_name}")
         skip = self.origin + span.offset - first_page * self.page_size
-        text = pages[skip: skip + len(span.buf)]
+        text = pages[skip: skip + length]
         fresh = self.reader._parse_on_host(type(span)(text, span.offset, span.at_eof, span.index))
         fresh.counters += result.counters  # keep what the failed device attempts counted
         result.take(fresh)
@@ -318,6 +342,8 @@ class DeviceSession:
             result.error_at = int(res[A.R_ERROR_AT])
             return
         result.columns, result.rungs = [], []
+        used_bytes = res[A.RESULT_WORDS + 2::A.R_COL][: len(reader.plans)]
+        self._estimate.learn(result.parsed, nrows, used_bytes.tolist())
         for j, plan in enumerate(reader.plans):
             rung, null_count, used = (int(v) for v in res[A.RESULT_WORDS + A.R_COL * j:][:3])
             regions = args[A.A_FIXED + A.A_COL * j:][:A.A_COL]
@@ -350,8 +376,9 @@ class DeviceSession:
         offset = self.origin + span.offset
         first_page = offset // self.page_size
         n_pages = -(-(offset + result.parsed) // self.page_size) - first_page
-        text = self.reader._span_text(span, result.parsed)
-        self.parse_raw(type(span)(text, span.offset, True, span.index), result, first_page, n_pages)
+        # Only its length matters: parse_raw reads the pages through the device.
+        self.parse_raw(type(span)(span.buf[:0], span.offset, True, span.index), result, first_page, n_pages,
+                       length=result.parsed)
 
     def _task_work(self, index: int, result: "SpanResult") -> TaskWork:
         offset = self.origin + result.span.offset
@@ -360,7 +387,7 @@ class DeviceSession:
         counters = {name: int(result.counters[slot]) for name, slot in COUNTER_NAMES.items()}
         return TaskWork(index, first_page, n_pages, result.parsed, result.object_bytes or
                         _object_bytes(result.columns), counters, result.side, dict(result.faults),
-                        result.seconds)
+                        result.seconds, self.offloadable(result.span.offset, result.parsed))
 
 
 class TaskRecorder(HostOnly):
@@ -378,8 +405,6 @@ class TaskRecorder(HostOnly):
 
 
 def _opcode(name: str) -> int:
-    from ndp_core.engine import Opcode
-
     return int(Opcode[name])
 
 

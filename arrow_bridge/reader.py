@@ -113,7 +113,8 @@ class CsvReader:
         from ndp_core.device import SplitPolicy
         from ndp_core.report import record
 
-        self.session = DeviceSession(self, device, SplitPolicy.parse(self.split))
+        policy = SplitPolicy.parse(self.split)
+        self.session = DeviceSession(self, device, policy)  # closes what it opened if it fails
         try:
             results = self._parse_all(pre)
             self.report = self.session.finish(results)

@@ -42,6 +42,12 @@ class ByteSource:
         """The bytes at ``[offset, offset + length)`` (random-access sources only)."""
         raise NotImplementedError
 
+    def readinto_at(self, buf: np.ndarray, offset: int) -> int:
+        """Fills ``buf`` with the bytes at ``offset`` (random-access sources only)."""
+        got = self.read_range(offset, len(buf))
+        buf[: len(got)] = got
+        return len(got)
+
     def read_block(self, size: int) -> np.ndarray:
         buf = np.empty(size, dtype=np.uint8)
         return buf[: self.readinto(buf)]
@@ -73,7 +79,10 @@ class PathSource(ByteSource):
 
     def read_range(self, offset: int, length: int) -> np.ndarray:
         buf = np.empty(length, dtype=np.uint8)
-        return buf[: self._reader.readinto(buf, offset)]
+        return buf[: self.readinto_at(buf, offset)]
+
+    def readinto_at(self, buf: np.ndarray, offset: int) -> int:
+        return self._reader.readinto(buf, offset)
 
     def close(self) -> None:
         self._reader.close()
@@ -99,19 +108,24 @@ class RangeSource(ByteSource):
         self.name, self.path = base.name, base.path
         self.origin = start
         self._base, self._length, self._pos = base, stop - start, 0
+        self._lines_before: int | None = None
 
     def readinto(self, buf: np.ndarray) -> int:
         want = min(len(buf), self._length - self._pos)
-        got = self._base.read_range(self.origin + self._pos, want) if want > 0 else buf[:0]
-        buf[: len(got)] = got
-        self._pos += len(got)
-        return len(got)
+        n = self._base.readinto_at(buf[:want], self.origin + self._pos) if want > 0 else 0
+        self._pos += n
+        return n
 
     def read_range(self, offset: int, length: int) -> np.ndarray:
         length = max(0, min(length, self._length - offset))
         return self._base.read_range(self.origin + offset, length)
 
     def lines_before_origin(self) -> int:
+        if self._lines_before is None:  # counted once, on the first error that needs it
+            self._lines_before = self._count_lines_before()
+        return self._lines_before
+
+    def _count_lines_before(self) -> int:
         from arrow_bridge.kernels.tokenizer import count_line_breaks
 
         lines, pos, block = 0, 0, 1 << 24

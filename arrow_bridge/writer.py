@@ -511,9 +511,10 @@ def _write_device(table: pa.Table, batches: Iterable[_Batch], path: str,
     counters = empty_counters()
     total = n_batches = retries = 0
     first_page = 0
-    inst = engine.minit(app.address, state_size=fk.STATE_HEADER + page, streams=[stream])
+    inst: Optional[int] = None
     outstanding: Optional[int] = None
     try:
+        inst = engine.minit(app.address, state_size=fk.STATE_HEADER + page, streams=[stream])
         source = iter(batches)
         batch = next(source, None)
         while batch is not None:
@@ -537,10 +538,12 @@ def _write_device(table: pa.Table, batches: Iterable[_Batch], path: str,
             n_batches += 1
             batch = following
     finally:
-        if outstanding is not None:
-            engine.wait(outstanding)
-        engine.mdeinit(inst)
-        if callable(getattr(engine, "stream_close", None)):
+        try:
+            if outstanding is not None:
+                engine.wait(outstanding)
+            if inst is not None:
+                engine.mdeinit(inst)
+        finally:
             engine.stream_close(stream)
     os.truncate(path, total)  # exact size: a plain reader must see no bytes past the text
     return total, n_batches, retries, counters

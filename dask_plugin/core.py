@@ -47,7 +47,6 @@ PARALLEL_SCAN_BYTES = 32 << 20
 _HEADER_KEYS = ("header", "names", "skiprows")
 #: ``dask.dataframe.read_csv`` keywords with no meaning here (accepted for the backend switch).
 _IGNORED_DASK_KEYS = ("sample_rows", "enforce", "assume_missing")
-_SPLITS = ("host", "device", "dynamic")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import contextvars
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Optional, Sequence
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -68,7 +69,7 @@ class CsvPartReader:
         table = self._read(part, read_cols)
         df = to_pandas(table.select(wanted), self.dtype_backend)
         if self.path_column is not None and (columns is None or self.path_column in columns):
-            df[self.path_column] = pd.Categorical.from_codes([part.file_index] * len(df), categories=self.paths)
+            df[self.path_column] = pd.Categorical.from_codes(np.full(len(df), part.file_index, dtype=np.int32), categories=self.paths)
         return df if columns is None else df[list(columns)]
 
     def __dask_tokenize__(self) -> tuple:

@@ -453,7 +453,9 @@ class _Run:
         kind = self.split.kind
         self.intents: list[str] = []
         for i, t in enumerate(self.tasks):
-            if kind == "dynamic":
+            if not t.offloadable:
+                intent = HOST
+            elif kind == "dynamic":
                 intent = DEVICE
             elif kind == "host":
                 intent = HOST

@@ -103,6 +103,7 @@ class TaskWork:
     side: str = HOST  # the side it was run on functionally (DEVICE or HOST)
     faults: Mapping[str, int] = field(default_factory=dict)
     measured_s: float = 0.0  # wall seconds the kernel took on this machine (for calibration)
+    offloadable: bool = True  # False: the task cannot run on the device (e.g. over one command's pages)
 
 
 @dataclass
@@ -162,6 +163,7 @@ class HostOnly:
             text_bytes=sum(t.text_bytes for t in tasks),
             wall_s=wall_s,
             device=self.name,
+            tasks=len(tasks),
         )
         return Schedule([HOST] * len(tasks), report)
 

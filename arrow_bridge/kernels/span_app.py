@@ -23,7 +23,7 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.kernels import columns as K
-from arrow_bridge.kernels.status import NEEDS_MORE, OK, OUT_OF_SPACE
+from arrow_bridge.kernels.status import BAD_ROWS, NEEDS_MORE, OK, OUT_OF_SPACE
 from arrow_bridge.kernels.tokenizer import tokenize
 from ndp_core.engine import (
     app_args,
@@ -37,6 +37,7 @@ from ndp_core.engine import (
 )
 
 BAD_INPUT = 2  # the ABI's status for a tokenizer error (the offset goes to error_offset)
+BAD_ARGS = 64  # outside the ABI: the engine reports APP_ERROR and the host parses the pages itself
 
 PLAN_VERSION = 1
 BAD_ROWS_KEPT = 4096
@@ -53,7 +54,6 @@ CONV_WORDS = 8  # kind (-1: strings), p0, p1, p2, out code, string mode, large o
 STRING_KIND = -1
 CHECK_UTF8, NO_UTF8_CHECK = 1, 2
 OUT_U8, OUT_I8, OUT_I16, OUT_I32, OUT_I64, OUT_U16, OUT_U32, OUT_U64, OUT_F32, OUT_F64 = range(10)
-OUT_WIDTH = (1, 1, 2, 4, 8, 2, 4, 8, 4, 8)
 
 # A planned column: file index (-1: missing), explicit (1) or inferred (0), conversion row.
 COL_WORDS = 2 + CONV_WORDS
@@ -61,7 +61,8 @@ COL_WORDS = 2 + CONV_WORDS
 # Per-command args.
 A_SKIP, A_LENGTH, A_AT_EOF, A_CAPACITY, A_RESULT, A_BAD_ROWS = range(6)
 A_ROW_STARTS, A_ENDS, A_FLAGS, A_UNESCAPE, A_UNESCAPE_LEN = 6, 7, 8, 9, 10
-A_FIXED = 11
+A_ARENA_SIZE, A_SCRATCH_SIZE = 11, 12  # what the layout needs: the app checks before writing
+A_FIXED = 13
 A_COL = 6  # per column: start rung, values, validity, bits, string data offsets (in the arena), data capacity
 
 # Result header (int64 words in the arena).
@@ -119,7 +120,7 @@ def _convert_fixed_as(code, span, col, nulls, quoted_nulls, kind, params, trues,
 
 
 @nb.njit(nogil=True, cache=True)
-def _convert(conv, span, col, plan, h, arena, regions, length, counters):
+def _convert(conv, span, col, plan, h, arena, regions, counters):
     """One column at one type. Returns ``(status, bad_row, null_count, string_bytes)``."""
     nrows = span[4]
     nulls = _spellings(plan, h, H_NULLS)
@@ -181,12 +182,12 @@ def parse_span_into(data, plan, args, arena, scratch, counters):
     unescape_room = scratch[args[A_UNESCAPE]: args[A_UNESCAPE] + args[A_UNESCAPE_LEN]]
     special = plan[h[H_SPECIAL]: h[H_SPECIAL] + 256]
     quote, escape, double_quote = h[H_QUOTE], h[H_ESCAPE], h[H_DOUBLE_QUOTE] != 0
-    bad_before = counters[3]
+    bad_before = counters[BAD_ROWS]
     status, nrows, pos, lines = tokenize(buf, 0, length, args[A_AT_EOF] != 0, ncols, h[H_DELIM], special,
                                          quote, escape, double_quote, h[H_SKIP_BAD] != 0, row_starts, ends,
                                          flags, bad_rows, counters)
     res[R_STATUS], res[R_NROWS], res[R_LINES], res[R_BAD_COL] = status, nrows, lines, -1
-    res[R_N_BAD_ROWS] = counters[3] - bad_before
+    res[R_N_BAD_ROWS] = counters[BAD_ROWS] - bad_before
     if status == OUT_OF_SPACE:
         return status
     if status != OK and status != NEEDS_MORE:
@@ -206,7 +207,7 @@ def parse_span_into(data, plan, args, arena, scratch, counters):
             continue
         if column[1] == 1:
             status, bad_row, null_count, used = _convert(column[2:], span, col, plan, h, arena, regions,
-                                                         length, counters)
+                                                         counters)
             if status == OUT_OF_SPACE:
                 return OUT_OF_SPACE
             if status != OK:
@@ -219,7 +220,7 @@ def parse_span_into(data, plan, args, arena, scratch, counters):
             while True:  # the last rung (binary) accepts every value
                 conv = ladder[rung * CONV_WORDS: (rung + 1) * CONV_WORDS]
                 status, bad_row, null_count, used = _convert(conv, span, col, plan, h, arena, regions,
-                                                             length, counters)
+                                                             counters)
                 if status == OK or status == OUT_OF_SPACE or rung == h[H_RUNGS] - 1:
                     break
                 rung += 1
@@ -244,10 +245,14 @@ def csv_app(call):
     args = app_args(call)
     if args.size < A_FIXED:
         return 0  # INIT_TSK / FINAL_TSK: nothing to set up or flush
-    arena = app_output(call, 0)
-    status = parse_span_into(app_input(call), app_state(call), args, arena, app_output(call, 1),
-                             app_counters(call))
-    app_set_written(call, 0, arena.size)
+    data, arena, scratch = app_input(call), app_output(call, 0), app_output(call, 1)
+    # Never trust the layout: a span past the input (e.g. one part of a split
+    # command) or outputs smaller than the layout would mean writing blind.
+    if (args[A_SKIP] < 0 or args[A_SKIP] + args[A_LENGTH] > data.size or arena.size < args[A_ARENA_SIZE]
+            or scratch.size < args[A_SCRATCH_SIZE]):
+        return BAD_ARGS
+    status = parse_span_into(data, app_state(call), args, arena, scratch, app_counters(call))
+    app_set_written(call, 0, args[A_ARENA_SIZE])
     if status == OUT_OF_SPACE:
         return OUT_OF_SPACE  # the host retries with room for every row and string byte
     if status != OK and status != NEEDS_MORE:

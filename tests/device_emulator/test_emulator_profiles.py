@@ -164,3 +164,6 @@ def test_paper_sanity_checks():
     host = simulate(h, uniform_tasks(90 << 20, floats, page_size=h.page_size, split="host"), "host").report
     dev = simulate(h, uniform_tasks(90 << 20, floats, page_size=h.page_size, split="device"), "device").report
     assert 17 < host.makespan_s / dev.makespan_s < 21  # HODS: 17-21x on floats
+    host = simulate(h, uniform_tasks(80 << 20, ints, page_size=h.page_size, split="host"), "host").report
+    dev = simulate(h, uniform_tasks(80 << 20, ints, page_size=h.page_size, split="device"), "device").report
+    assert 8 < host.makespan_s / dev.makespan_s < 12  # HODS: 8-12x on integers
