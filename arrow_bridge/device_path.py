@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import queue
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -129,8 +130,14 @@ def _align(n: int) -> int:
     return (n + 7) & ~7
 
 
+def column_specs(reader: "CsvReader") -> list[Optional[ConversionSpec]]:
+    """Each planned column's conversion (None: inferred, any rung may come)."""
+    return [conversion_spec(p.type, reader.rules) if p.type is not None else None for p in reader.plans]
+
+
 def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
-                estimate: Optional["_Estimate"] = None) -> _Layout:
+                estimate: Optional["_Estimate"] = None,
+                specs: Optional[list[Optional[ConversionSpec]]] = None) -> _Layout:
     """Args and buffer sizes for a task of ``length`` text bytes.
 
     Without an estimate the capacities cover any input (every record holds
@@ -147,13 +154,19 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
     arena = _align(8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans)))
     args[A.A_BAD_ROWS], arena = arena, arena + 16 * A.BAD_ROWS_KEPT
     bitmap = _align((capacity + 7) // 8)
-    for j, plan in enumerate(reader.plans):
-        strings = plan.type is None or conversion_spec(plan.type, reader.rules).kind == STRINGS
-        values, validity, bits = arena, arena + _align(8 * (capacity + 1)), 0
-        arena = validity + bitmap
-        bits, arena = arena, arena + bitmap
+    for j, spec in enumerate(column_specs(reader) if specs is None else specs):
+        # Regions only as wide as the column's type needs (an inferred column: any rung's).
+        strings = spec is None or spec.kind == STRINGS
+        width = 8 if spec is None or spec.kind == STRINGS and spec.large else (
+            4 if spec.kind == STRINGS else np.dtype(spec.dtype).itemsize)
+        values = arena
+        validity = arena + _align(width * (capacity + 1))
+        bits = arena = validity + bitmap
+        if spec is None or spec.kind == K.BOOL:
+            arena += bitmap
         room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
-        data, arena = arena, arena + _align(max(room, 1))
+        data = arena
+        arena += _align(room) if strings else 0
         args += [reader.hints[j], values, validity, bits, data, room]
     scratch = 0
     args[A.A_ROW_STARTS], scratch = scratch, scratch + _align(4 * capacity)
@@ -199,6 +212,7 @@ class DeviceSession:
         self._stream = self._instances = None
         self._scratch: dict = {}
         self._estimate = _Estimate(len(reader.plans))
+        self._specs = column_specs(reader)
         if self.engine is not None and split.kind != "host":
             self._open()
 
@@ -266,7 +280,7 @@ class DeviceSession:
         n_pages = -(-(offset + len(span.buf)) // self.page_size) - first_page
         skip = offset - first_page * self.page_size
         estimate = self._estimate if self._estimate.rows_per_byte else None
-        layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate)
+        layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate, self._specs)
         attempt = 0
         while attempt < _MAX_ATTEMPTS:
             fault = self.device.fault_for(self.task_number(span), attempt)
@@ -275,7 +289,7 @@ class DeviceSession:
             done, arena = self._submit(first_page, n_pages, layout, result.counters, fault)
             if done.status == Status.OUT_OF_SPACE and estimate is not None:
                 estimate = None  # an emulator artifact, not a fault: retry with room for anything
-                layout = task_layout(len(span.buf), skip, span.at_eof, self.reader)
+                layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, None, self._specs)
                 continue
             attempt += 1
             if done.status == Status.TIMEOUT:
@@ -364,9 +378,10 @@ class DeviceSession:
         tasks it sent back raw; returns the run's Report."""
         tasks = [self._task_work(i, r) for i, r in enumerate(results)]
         schedule = self.device.schedule(tasks, self.split, time.perf_counter() - self._started)
-        for result, side in zip(results, schedule.sides):
-            if side == RAW and result.side == DEVICE and self._instances is not None:
-                self._reparse_raw(result)
+        raw = [r for r, side in zip(results, schedule.sides)
+               if side == RAW and r.side == DEVICE and self._instances is not None]
+        with ThreadPoolExecutor(self.reader.opts.threads) as pool:  # kernels release the GIL
+            list(pool.map(self._reparse_raw, raw))
         schedule.report.wall_s = time.perf_counter() - self._started
         return schedule.report
 

@@ -143,8 +143,11 @@ def _convert(conv, span, col, plan, h, arena, regions, counters):
         status, bad_row, null_count = K.convert_strings(span, col, nulls, use_nulls, quoted_nulls, check,
                                                         offsets32, data, validity, counters)
         return status, bad_row, null_count, offsets32[nrows] if status == OK else 0
-    bits = arena[regions[3]: regions[3] + (nrows + 7) // 8]
-    bits[:] = 0
+    if conv[0] == K.BOOL:  # only booleans have a values bitmap (and room for one)
+        bits = arena[regions[3]: regions[3] + (nrows + 7) // 8]
+        bits[:] = 0
+    else:
+        bits = arena[regions[3]: regions[3]]
     params = (conv[1], conv[2], conv[3])
     status, bad_row, null_count = _convert_fixed_as(
         conv[4], span, col, nulls, quoted_nulls, conv[0], params, _spellings(plan, h, H_TRUES),

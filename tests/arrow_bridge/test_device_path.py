@@ -212,3 +212,18 @@ def test_large_strings_on_the_device_need_no_retries(tmp_path):
     assert_tables_identical(table, host)
     tasks = -(-os.path.getsize(path) // 4096)
     assert len(submitted) <= tasks + 1  # only the first task may need a second try (no estimate yet)
+
+
+def test_explicit_types_of_every_width_on_the_device(tmp_path):
+    path = tmp_path / "typed.csv"
+    rows = [f"{i % 100},{i % 60000},{i * 0.5},{'true' if i % 2 else 'false'},2021-03-{1 + i % 28:02d},"
+            f"12:{i % 60:02d}:00,2021-03-01 00:00:{i % 60:02d}.250,s{i},{'' if i % 7 else 'x'},"
+            for i in range(3000)]
+    path.write_text("a,b,c,d,e,f,g,h,i,j\n" + "\n".join(rows) + "\n")
+    types = {"a": pa.int8(), "b": pa.uint16(), "c": pa.float32(), "d": pa.bool_(), "e": pa.date32(),
+             "f": pa.time32("s"), "g": pa.timestamp("ms"), "h": pa.large_string(), "i": pa.binary(),
+             "j": pa.null()}
+    host = arrow_bridge.read_csv(str(path), dtype=types, block_size=4096)
+    with ComputationalSSD("modern-gen4", workers=2) as ssd:
+        table = arrow_bridge.read_csv(str(path), dtype=types, block_size=4096, device=ssd, split="device")
+    assert_tables_identical(table, host)
