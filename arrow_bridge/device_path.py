@@ -42,6 +42,7 @@ from ndp_core.device import (
     HostOnly,
     RAW,
     SplitPolicy,
+    WORK_COUNTERS,
     TaskWork,
 )
 
@@ -56,9 +57,7 @@ _OUT_CODES = {np.dtype(t): code for t, code in (
     (np.uint8, A.OUT_U8), (np.int8, A.OUT_I8), (np.int16, A.OUT_I16), (np.int32, A.OUT_I32),
     (np.int64, A.OUT_I64), (np.uint16, A.OUT_U16), (np.uint32, A.OUT_U32), (np.uint64, A.OUT_U64),
     (np.float32, A.OUT_F32), (np.float64, A.OUT_F64))}
-COUNTER_NAMES = {"bytes_scanned": S.BYTES_SCANNED, "rows": S.ROWS, "fields": S.FIELDS,
-                 "ints": S.INTS_CONVERTED, "floats": S.FLOATS_CONVERTED, "bools": S.BOOLS_CONVERTED,
-                 "temporals": S.TEMPORALS_CONVERTED, "string_bytes": S.STRING_BYTES, "nulls": S.NULLS}
+COUNTER_NAMES = {name: S.SLOT_NAMES.index(name) for name in WORK_COUNTERS}  # model name -> kernel slot
 
 
 def _conv_row(spec: ConversionSpec) -> list[int]:

@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from arrow_bridge.kernels import formatting as fk
-from arrow_bridge.kernels.status import BAD_VALUE, N_COUNTERS, OK, OUT_OF_SPACE, empty_counters
+from arrow_bridge.kernels.status import BAD_VALUE, N_COUNTERS, OK, OUT_OF_SPACE, SLOT_NAMES, empty_counters
 
 __all__ = ["write_csv", "read_back_options", "CsvWriteResult", "DEFAULT_BATCH_ROWS"]
 
@@ -46,8 +46,8 @@ PYARROW_NULL_SPELLINGS: tuple[str, ...] = tuple(pacsv.ConvertOptions().null_valu
 # quote char among them would need quoting numbers, which no reader expects.
 _VALUE_CHARS = frozenset("0123456789.+-:eETZ")
 _VALUE_WORDS = frozenset({"true", "false", "inf", "-inf", "NAN", "-NAN"})
-COUNTER_NAMES = ("bytes_scanned", "rows", "fields", "bad_rows", "batches", "ints", "floats", "bools",
-                 "temporals", "string_bytes", "nulls")
+# The kernels' counter slots by name; the per-call slot ("spans" for the reader) counts batches here.
+COUNTER_NAMES = tuple("batches" if name == "spans" else name for name in SLOT_NAMES)
 
 # Status numbers of the StorageApp ABI (ndp_core.engine.Status) the writer meets.
 _ENGINE_OK, _ENGINE_BAD_INPUT, _ENGINE_OUT_OF_SPACE = 0, 2, 5

@@ -18,6 +18,8 @@ device_emulator.profile.ProfileError: unknown profile parameter 'no_such_thing'
 """
 from __future__ import annotations
 
+from ndp_core.device import WORK_COUNTERS
+
 import copy
 import difflib
 import math
@@ -38,7 +40,7 @@ __all__ = [
 ]
 
 #: Work counters a StorageApp reports (``TaskWork.counters`` names).
-COUNTERS = ("bytes_scanned", "rows", "fields", "ints", "floats", "bools", "temporals", "string_bytes", "nulls")
+COUNTERS = WORK_COUNTERS  # the names TaskWork.counters uses (ndp_core.device)
 #: Work units with a cycle cost: the counters plus ``tasks`` (a fixed cost per task).
 WORK_UNITS = COUNTERS + ("tasks",)
 

@@ -83,6 +83,12 @@ class SplitPolicy:
         return f"static:{self.device_share:g}" if self.kind == "static" else self.kind
 
 
+#: The work counters a task reports by name (``TaskWork.counters`` keys): the
+#: timing model has a cycle cost for each.
+WORK_COUNTERS = ("bytes_scanned", "rows", "fields", "ints", "floats", "bools", "temporals", "string_bytes",
+                 "nulls")
+
+
 @dataclass
 class TaskWork:
     """One task as the timing model sees it.

@@ -26,6 +26,9 @@ TEMPORALS_CONVERTED = 8
 STRING_BYTES = 9
 NULLS = 10
 N_COUNTERS = 11
+#: Each slot's name (index = slot); the device timing model's names where it has one.
+SLOT_NAMES = ("bytes_scanned", "rows", "fields", "bad_rows", "spans", "ints", "floats", "bools", "temporals",
+              "string_bytes", "nulls")
 
 
 def empty_counters() -> np.ndarray:
