@@ -177,6 +177,17 @@ def last_special(buf, start, end, quote, escape):
     return last
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _next_quote_or_escape(buf, pos, end, quote, escape):
+    """The first position in ``buf[pos:end]`` holding the quote or escape byte (``end`` if none)."""
+    while pos < end:
+        c = buf[pos]
+        if c == quote or c == escape:
+            return pos
+        pos += 1
+    return end
+
+
 @nb.njit(nogil=True, cache=True)
 def exit_state(buf, pos, end, state, table, quote, escape, special_end):
     """The automaton's state after ``buf[pos:end]``, entered in ``state``.
@@ -188,11 +199,7 @@ def exit_state(buf, pos, end, state, table, quote, escape, special_end):
         if state == Q:
             if pos > special_end:
                 return Q
-            while pos < end:
-                c = buf[pos]
-                if c == quote or c == escape:
-                    break
-                pos += 1
+            pos = _next_quote_or_escape(buf, pos, end, quote, escape)
             if pos >= end:
                 return Q
             state = table[Q, buf[pos]]
@@ -201,11 +208,7 @@ def exit_state(buf, pos, end, state, table, quote, escape, special_end):
             if pos > special_end:
                 return table[UNQ, buf[end - 1]]
             start = pos
-            while pos < end:
-                c = buf[pos]
-                if c == quote or c == escape:
-                    break
-                pos += 1
+            pos = _next_quote_or_escape(buf, pos, end, quote, escape)
             if pos > start:
                 state = table[UNQ, buf[pos - 1]]
             if pos >= end:
@@ -237,11 +240,7 @@ def first_record_start(buf, pos, end, state, table, quote, escape, special_end):
         if state == Q:
             if pos > special_end:
                 return -1, Q
-            while pos < end:
-                c = buf[pos]
-                if c == quote or c == escape:
-                    break
-                pos += 1
+            pos = _next_quote_or_escape(buf, pos, end, quote, escape)
             if pos >= end:
                 return -1, Q
             state = table[Q, buf[pos]]

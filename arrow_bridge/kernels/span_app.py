@@ -86,37 +86,29 @@ def _spellings(plan, h, k):
 @nb.njit(nogil=True, cache=True)
 def _convert_fixed_as(code, span, col, nulls, quoted_nulls, kind, params, trues, falses, region, nrows,
                       bits, validity, counters):
-    """``convert_fixed`` with the output region viewed as the column's value type."""
+    """``convert_fixed`` with the output region viewed as the column's value type
+    (a view's dtype must be known when compiling, hence one branch per type)."""
+    head = (span, col, nulls, quoted_nulls, kind, params, trues, falses)
+    tail = (bits, validity, counters)
     if code == OUT_I8:
-        out = region[:nrows].view(np.int8)
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, out, bits,
-                               validity, counters)
+        return K.convert_fixed(*head, region[:nrows].view(np.int8), *tail)
     if code == OUT_I16:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:2 * nrows].view(np.int16), bits, validity, counters)
+        return K.convert_fixed(*head, region[:2 * nrows].view(np.int16), *tail)
     if code == OUT_I32:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:4 * nrows].view(np.int32), bits, validity, counters)
+        return K.convert_fixed(*head, region[:4 * nrows].view(np.int32), *tail)
     if code == OUT_I64:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:8 * nrows].view(np.int64), bits, validity, counters)
+        return K.convert_fixed(*head, region[:8 * nrows].view(np.int64), *tail)
     if code == OUT_U16:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:2 * nrows].view(np.uint16), bits, validity, counters)
+        return K.convert_fixed(*head, region[:2 * nrows].view(np.uint16), *tail)
     if code == OUT_U32:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:4 * nrows].view(np.uint32), bits, validity, counters)
+        return K.convert_fixed(*head, region[:4 * nrows].view(np.uint32), *tail)
     if code == OUT_U64:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:8 * nrows].view(np.uint64), bits, validity, counters)
+        return K.convert_fixed(*head, region[:8 * nrows].view(np.uint64), *tail)
     if code == OUT_F32:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:4 * nrows].view(np.float32), bits, validity, counters)
+        return K.convert_fixed(*head, region[:4 * nrows].view(np.float32), *tail)
     if code == OUT_F64:
-        return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                               region[:8 * nrows].view(np.float64), bits, validity, counters)
-    return K.convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses,
-                           region[:nrows], bits, validity, counters)
+        return K.convert_fixed(*head, region[:8 * nrows].view(np.float64), *tail)
+    return K.convert_fixed(*head, region[:nrows], *tail)
 
 
 @nb.njit(nogil=True, cache=True)

@@ -13,12 +13,6 @@ TEXT = b"alpha,1\nbeta,2\ngamma,3\n" * 300  # 6900 bytes: 2 pages of 4096, the l
 
 
 @pytest.fixture
-def engine():
-    with Engine(page_size=4096, cores=2, queue_depth=8) as eng:
-        yield eng
-
-
-@pytest.fixture
 def text_stream(engine, tmp_path):
     path = tmp_path / "text.csv"
     path.write_bytes(TEXT)

@@ -2,17 +2,11 @@
 import numpy as np
 import pytest
 
-from ndp_core import Engine, Opcode, Status
+from ndp_core import Opcode, Status
 from ndp_core.device import FAULT_APP, FAULT_MEDIA, FAULT_TIMEOUT, FAULT_TQ_OVERFLOW
 from ndp_test_apps import echo
 
 TIMEOUT = 20
-
-
-@pytest.fixture
-def engine():
-    with Engine(page_size=4096, cores=2, queue_depth=8) as eng:
-        yield eng
 
 
 @pytest.fixture
