@@ -19,6 +19,9 @@ and the GIL being released.
 import ctypes
 
 import numpy as np
+import pytest
+
+from ndp_core import Engine
 
 from ndp_core.engine import (
     app_args,
@@ -108,3 +111,14 @@ def sleeper(call):
     if counters.size >= 1:
         counters[0] += 1
     return 0
+
+
+@pytest.fixture
+def engine():
+    """A small engine (4 KiB pages, 2 workers, 8 queue slots), closed after the test.
+
+    Shared by the engine test modules, which import it (a conftest.py here
+    would shadow tests/dask_plugin/conftest.py: both are imported as ``conftest``).
+    """
+    with Engine(page_size=4096, cores=2, queue_depth=8) as eng:
+        yield eng

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ndp_core import Engine, Opcode, Status
-from ndp_test_apps import probe
+from ndp_test_apps import engine, probe  # noqa: F401 - engine is a fixture
 
 TIMEOUT = 20  # seconds; no test may hang
 TEXT = b"alpha,1\nbeta,2\ngamma,3\n" * 300  # 6900 bytes: 2 pages of 4096, the last short

@@ -4,7 +4,7 @@ import pytest
 
 from ndp_core import Opcode, Status
 from ndp_core.device import FAULT_APP, FAULT_MEDIA, FAULT_TIMEOUT, FAULT_TQ_OVERFLOW
-from ndp_test_apps import echo
+from ndp_test_apps import echo, engine  # noqa: F401 - engine is a fixture
 
 TIMEOUT = 20
 
