@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from arrow_bridge.converters import TokenizedSpan, ValueRules, converter_for
 from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+from arrow_bridge.fast_path import FastPlan, row_capacity_hint
 from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
 from arrow_bridge.kernels import status as S
 from arrow_bridge.kernels.status import empty_counters
@@ -101,6 +102,9 @@ class CsvReader:
         self.converters = [converter_for(p.type, self.rules) if p.type is not None else None
                            for p in self.plans]
         self.hints = [0] * len(self.plans)
+        self._fast_plans: dict[tuple, Optional[FastPlan]] = {}
+        self._types_known = all(p.type is not None for p in self.plans)  # else: after the first span
+        self._densest = 0.0  # rows per byte, the most any span had
         if self.device is None:
             results = self._parse_all(pre)
         else:
@@ -235,11 +239,33 @@ class CsvReader:
     def _parse_on_host(self, span: Span) -> SpanResult:
         started = time.perf_counter()
         result = SpanResult(span)
-        tokens = self._tokenize(span.buf, span.at_eof, result)
-        if tokens is not None:
-            self._convert_columns(tokens, result, self.hints)
+        if not (self._types_known and self._parse_fast(span, result)):
+            tokens = self._tokenize(span.buf, span.at_eof, result)
+            if tokens is not None:
+                self._convert_columns(tokens, result, self.hints)
         result.seconds = time.perf_counter() - started
         return result
+
+    def _parse_fast(self, span: Span, result: SpanResult) -> bool:
+        """Parses the span in one pass at the types known so far (see
+        :mod:`arrow_bridge.fast_path`); False when the general path must."""
+        rungs = tuple(self.hints)
+        plan = self._fast_plans.get(rungs, False)
+        if plan is False:
+            columns = [(p.index, p.type or INFERENCE_LADDER[rungs[j]]) for j, p in enumerate(self.plans)
+                       if p.index >= 0]
+            plan = self._fast_plans[rungs] = FastPlan.build(len(self.names), columns, self.rules, self.dialect)
+        if plan is None:
+            return False
+        capacity = row_capacity_hint(len(span.buf), len(self.names), self._densest)
+        parsed = plan.parse(span.buf, capacity, result.counters)
+        if parsed is None:
+            return False
+        result.nrows, result.line_breaks, arrays = parsed
+        result.parsed = len(span.buf)
+        result.columns = [arrays[p.index] if p.index >= 0 else None for p in self.plans]
+        result.rungs = [-1 if p.type is not None or p.index < 0 else rungs[j] for j, p in enumerate(self.plans)]
+        return True
 
     def _convert_columns(self, tokens: TokenizedSpan, result: SpanResult, start_rungs: list[int]) -> None:
         """Converts every planned column; inferred ones from ``start_rungs`` up."""
@@ -292,6 +318,9 @@ class CsvReader:
         for j, rung in enumerate(result.rungs):
             if rung > self.hints[j]:
                 self.hints[j] = rung
+        self._types_known = True
+        if result.parsed:
+            self._densest = max(self._densest, result.nrows / result.parsed)
         if result.status == S.BAD_ROW:
             raise self._field_count_error(span, result.error_at, line)[0]
         if result.status == S.UNTERMINATED_QUOTE:

@@ -63,6 +63,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
+from arrow_bridge.kernels.swar import clz64
+
 # --------------------------------------------------------------------------
 # Constants. Every uint64 constant is a NumPy scalar on purpose: in Numba,
 # mixing uint64 with a plain (int64) literal silently promotes to float64.
@@ -173,18 +175,6 @@ def _bits_to_f32(typingctx, bits):
         return builder.bitcast(args[0], ir.FloatType())
 
     return types.float32(types.uint32), codegen
-
-
-@intrinsic
-def _clz64(typingctx, x):
-    """Count of leading zero bits of a uint64 (64 for zero)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.uint64(types.uint64), codegen
 
 
 # --------------------------------------------------------------------------
@@ -378,7 +368,7 @@ def _eisel_lemire(q, w, fmt):
         return _U0, 0, True
     if q > p10_max:
         return _U0, inf_power, True
-    lz = _clz64(w)
+    lz = clz64(w)
     w <<= lz
     high, low = _product(q, w, _ALL_ONES >> np.uint64(mbits + 3))
     decided = low != _ALL_ONES or (-27 <= q <= 55)

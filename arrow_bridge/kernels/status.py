@@ -8,6 +8,7 @@ BAD_VALUE = 2  # a field does not convert to its column's type
 UNTERMINATED_QUOTE = 3  # a quoted field runs to the end of the input
 BAD_ROW = 4  # a record has the wrong number of fields (on_bad_lines="error")
 OUT_OF_SPACE = 5  # an output buffer's capacity is too small: retry with more
+GIVE_UP = 6  # a fast path declines the span: parse it on the general path
 
 # Per-field flag bits written by the tokenizer.
 QUOTED = 1  # the field started with the quote character

@@ -1,0 +1,179 @@
+"""The one-pass path for spans whose column types are known.
+
+Once every selected column has a type (given, or the rung the first spans
+inferred), a span is parsed by :func:`kernels.fused.fused_parse` straight into
+typed buffers, without the tokenizer's field table. The kernel gives up on
+anything irregular, and the reader then parses that span on the general path:
+the result is the same Table either way, only faster when the data is regular.
+
+A :class:`FastPlan` is built per combination of column types; it knows each
+file column's kind and its row in the kernel's 2-D output arrays, and wraps
+those rows as Arrow arrays (zero-copy except string data, which is copied out
+of a per-thread workspace at its exact size).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.converters import STRINGS, ValueRules, _wrap, conversion_spec
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.kernels import columns as K
+from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse
+from arrow_bridge.kernels.tokenizer import NO_CHAR
+
+# Storage classes: the kernel's 2-D output arrays.
+_I64, _I32, _F64, _BITS, _STR = range(5)
+_NO_SLOTS = {np.int64: np.empty((0, 0), np.int64), np.int32: np.empty((0, 0), np.int32),
+             np.float64: np.empty((0, 0), np.float64)}
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One selected column: its file position, type, kind and storage slot."""
+
+    index: int
+    type: pa.DataType
+    kind: int
+    storage: int
+    slot: int
+    dtype: type  # value dtype of the Arrow array (narrower ints are cast from int64)
+    large: bool  # int64 string offsets
+
+
+def _storage_of(spec, type_: pa.DataType) -> int:
+    if spec.kind == STRINGS:
+        return _STR
+    if spec.kind == K.FLOAT:
+        return _F64
+    if spec.kind == K.BOOL:
+        return _BITS
+    if spec.kind in (K.DATE, K.TIME) and type_.bit_width == 32:
+        return _I32
+    return _I64
+
+
+def _fusable(spec, type_: pa.DataType) -> bool:
+    if spec.kind == STRINGS:
+        return True
+    if spec.kind == K.FLOAT:
+        return type_.bit_width == 64
+    return spec.kind != K.UNSIGNED
+
+
+class FastPlan:
+    """The fused kernel's arguments for one assignment of types to columns."""
+
+    def __init__(self, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
+                 dialect: Dialect):
+        self.ncols = ncols
+        self.rules = rules
+        self.dialect = dialect
+        self.kinds = np.full(ncols, SKIP, dtype=np.int64)
+        self.slots = np.zeros(ncols, dtype=np.int64)
+        self.params = np.zeros((ncols, 3), dtype=np.int64)
+        self.counts = [0] * 5
+        self.columns: list[_Column] = []
+        for index, type_ in columns:
+            spec = conversion_spec(type_, rules)
+            storage = _storage_of(spec, type_)
+            column = _Column(index, type_, STRING if spec.kind == STRINGS else spec.kind, storage,
+                             self.counts[storage], spec.dtype, spec.large)
+            self.counts[storage] += 1
+            self.columns.append(column)
+            self.kinds[index], self.slots[index] = column.kind, column.slot
+            self.params[index] = ((int(spec.check_utf8), int(rules.strings_can_be_null), 0)
+                                  if spec.kind == STRINGS else spec.params)
+
+    @classmethod
+    def build(cls, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
+              dialect: Dialect) -> Optional["FastPlan"]:
+        """The plan, or None where the fused kernel cannot answer exactly
+        (an escape character, a type it does not produce, a column selected twice).
+
+        >>> from arrow_bridge.options import CsvOptions
+        >>> opts = CsvOptions()
+        >>> plan = FastPlan.build(2, [(0, pa.int64()), (1, pa.string())],
+        ...                       ValueRules.from_options(opts), Dialect.from_options(opts))
+        >>> plan.kinds.tolist()
+        [1, 9]
+        """
+        indices = [i for i, _ in columns]
+        if dialect.escape != NO_CHAR or len(set(indices)) != len(indices):
+            return None
+        if not all(_fusable(conversion_spec(t, rules), t) for _, t in columns):
+            return None
+        return cls(ncols, columns, rules, dialect)
+
+    def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
+              ) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
+        """``(rows, line_breaks, {file column: array})``, or None when the kernel gave up."""
+        n_i64, n_i32, n_f64, n_bits, n_str = self.counts
+        i64 = np.empty((n_i64, row_capacity), np.int64) if n_i64 else _NO_SLOTS[np.int64]
+        i32 = np.empty((n_i32, row_capacity), np.int32) if n_i32 else _NO_SLOTS[np.int32]
+        f64 = np.empty((n_f64, row_capacity), np.float64) if n_f64 else _NO_SLOTS[np.float64]
+        bitmap_bytes = (row_capacity + 7) // 8
+        bits = np.zeros((n_bits, bitmap_bytes), np.uint8)
+        offsets = np.empty((n_str, row_capacity + 1), np.int32)
+        stride = len(buf) + 8
+        data = _string_workspace(n_str * stride)
+        data_used = np.zeros(n_str, np.int64)
+        validity = np.zeros((self.ncols, bitmap_bytes), np.uint8)
+        null_counts = np.zeros(self.ncols, np.int64)
+        scratch_counters = np.zeros_like(counters)
+        d, rules = self.dialect, self.rules
+        status, rows, lines = fused_parse(
+            buf, 0, len(buf), self.ncols, np.int64(d.delimiter), d.special, np.int64(d.quote), d.double_quote,
+            self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
+            i64, i32, f64, bits, offsets, data, stride, data_used, validity, null_counts, scratch_counters)
+        if status != S.OK:
+            return None
+        counters += scratch_counters
+        storage = {_I64: i64, _I32: i32, _F64: f64, _BITS: bits}
+        arrays = {}
+        for c in self.columns:
+            nulls = int(null_counts[c.index])
+            if c.kind == K.NULL:
+                arrays[c.index] = pa.nulls(rows)
+                continue
+            bitmap = validity[c.index, : (rows + 7) // 8]
+            if c.storage == _STR:
+                base = c.slot * stride
+                values = data[base: base + data_used[c.slot]].copy()
+                offs = offsets[c.slot, : rows + 1]
+                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, offs.astype(np.int64) if c.large else offs,
+                                        values)
+            elif c.storage == _BITS:
+                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, bits[c.slot, : (rows + 7) // 8])
+            else:
+                values = storage[c.storage][c.slot, :rows]
+                if values.dtype != c.dtype and c.storage == _I64 and c.kind == K.SIGNED:
+                    values = values.astype(c.dtype)
+                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, values)
+        return rows, lines, arrays
+
+
+_workspace = threading.local()
+
+
+def _string_workspace(size: int) -> np.ndarray:
+    """This thread's buffer for string values, grown as needed; the kernel
+    writes each string column in its own stretch, copied out after the call."""
+    size = max(size, 1)
+    if getattr(_workspace, "data", np.empty(0)).shape[0] < size:
+        _workspace.data = np.empty(size, dtype=np.uint8)
+    return _workspace.data[:size]
+
+
+def row_capacity_hint(span_bytes: int, ncols: int, densest: float) -> int:
+    """Rows to make room for: from the densest span seen (rows per byte), with
+    slack; without one, the most a span can hold (each record takes at least
+    ``ncols`` bytes)."""
+    if densest <= 0:
+        return span_bytes // max(ncols, 1) + 1
+    return min(span_bytes // max(ncols, 1) + 1, int(span_bytes * densest * 1.25) + 64)

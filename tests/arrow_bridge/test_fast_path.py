@@ -1,0 +1,187 @@
+"""The one-pass fast path (``arrow_bridge.fast_path``, ``kernels/fused.py``).
+
+Its contract: for every span it either gives up or produces exactly what the
+general path (tokenizer + converters) produces, work counters included. The
+tests compare the two paths span by span, and the reader with the fast path
+against pyarrow with the types known up front (so the fast path runs from
+the first span on, even for single-span files).
+"""
+from __future__ import annotations
+
+import io
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+
+import arrow_bridge
+from arrow_bridge import fast_path
+from arrow_bridge.kernels.swar import broadcast, digits_value, first_of_three, leading_digits
+from arrow_bridge.converters import ValueRules
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.options import CsvOptions
+from arrow_bridge.reader import CsvReader, SpanResult
+from csvgen import assert_tables_identical, csv_cases, read_pyarrow
+
+_SETTINGS = settings(max_examples=600, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                            HealthCheck.filter_too_much])
+
+
+class FastPathSpy:
+    """Counts the spans the fast path parsed and those it gave up on."""
+
+    def __init__(self, monkeypatch):
+        self.parsed = self.gave_up = 0
+        parse = fast_path.FastPlan.parse
+
+        def spy(plan, *args, **kwargs):
+            out = parse(plan, *args, **kwargs)
+            if out is None:
+                self.gave_up += 1
+            else:
+                self.parsed += 1
+            return out
+
+        monkeypatch.setattr(fast_path.FastPlan, "parse", spy)
+
+
+def _spans_parsed(monkeypatch, data: bytes, fast: bool, **options) -> tuple[pa.Table, list[SpanResult]]:
+    """The table and every span's result, with the fast path on or off, and
+    each column's type taken from pyarrow (so the fast path may run at once)."""
+    reference = pacsv.read_csv(io.BytesIO(data), parse_options=pacsv.ParseOptions(newlines_in_values=True),
+                               convert_options=pacsv.ConvertOptions(**options))
+    types = dict(zip(reference.column_names, reference.schema.types))
+    results: list[SpanResult] = []
+    parse_on_host = CsvReader._parse_on_host
+    with monkeypatch.context() as patch:
+        patch.setattr(CsvReader, "_parse_on_host", lambda self, span: results.append(
+            parse_on_host(self, span)) or results[-1])
+        if not fast:
+            patch.setattr(CsvReader, "_parse_fast", lambda self, span, result: False)
+        table = arrow_bridge.read_csv(io.BytesIO(data), block_size=1 << 20, convert_options=pacsv.ConvertOptions(
+            **dict(options, column_types=types)))
+    return table, results
+
+
+def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
+    spy = FastPathSpy(monkeypatch)
+    fast_table, fast = _spans_parsed(monkeypatch, data, True, **options)
+    assert spy.parsed == 1 and spy.gave_up == 0, "the fast path gave up"
+    general_table, general = _spans_parsed(monkeypatch, data, False, **options)
+    assert_tables_identical(fast_table, general_table)
+    for a, b in zip(fast, general, strict=True):
+        assert (a.nrows, a.line_breaks, a.parsed, a.status) == (b.nrows, b.line_breaks, b.parsed, b.status)
+        assert a.counters.tolist() == b.counters.tolist()
+
+
+@pytest.mark.parametrize("data, options", [
+    (b"a,b,c\n1,2.5,x\n-3,1e300,\"y,z\"\n", {}),
+    (b"i,f\n123456789012345678,0.6479062041731867\n-1,9.994968635121158e-7\n7,-0\n8,+5\n9,.5\n10,5.\n", {}),
+    (b"i,f\n1,4.9e-324\n2,2.2250738585072011e-308\n3,1.7976931348623157e308\n4,123456789012345678901234\n", {}),
+    (b"i,f\n1,nan\n2,-inf\n3,Infinity\n4,  7.5\n5,1E+05\n6,1e-00010\n", {}),
+    (b"d,t,ts\n2020-02-29,12:34:56,2020-01-01 00:00:00\n1999-12-31,00:00,2021-06-30T23:59:59\n", {}),
+    (b"d,ts\n2020-02-29,2020-01-01T00:00:00.123456789Z\n2021-01-01,1970-01-01T00:00:00+01:00\n", {}),
+    (b"b,s\ntrue,\"say \"\"hi\"\"\"\nFalse,\"two\r\nlines\"\n", {}),
+    (b"x,y\r\n1,2\r\n\r\n3,4\r\n\n5,6\r\n", {}),
+    (b"x,y\n,NA\nNULL,2\n-nan,\n1.#IND,3\n", {}),
+    (b"x,y\n0,-1\n1,2\n-1,0\n", {"null_values": ["0", "-1"]}),
+    (b"x,y\n0,a\nNA,\n2,\"\"\n", {"strings_can_be_null": True}),
+    (b"x,y\n0,\"NA\"\n1,NA\n", {"strings_can_be_null": True, "quoted_strings_can_be_null": False}),
+    (b"x,y\n1,caf\xc3\xa9\n2,\xe2\x82\xac uro\n", {}),
+    (b"n,m\n,\n,\n", {}),
+    (b"x\n0x1F\n 12 \n", {"column_types": {"x": pa.int8()}}),
+    (b"x,y\n" + b"".join(b"%d,%s\n" % (i, b"word" * (i % 7)) for i in range(3000)), {}),
+])
+def test_fast_path_equals_the_general_path(monkeypatch, data, options):
+    _assert_same_as_general(monkeypatch, data, **options)
+
+
+@pytest.mark.parametrize("data", [
+    b"x,y\n1,2,3\n",  # too many fields
+    b"x,y\n1\n",  # too few
+    b"x,y\n1,\"a\"b\n",  # text after the closing quote
+    b"x,y\n1,\"open\n",  # the span ends inside a quote
+    b"x,y\n1,2",  # no final line break
+    b"x,y\n99999999999999999999,2\n",  # does not fit int64
+    b"x,y\nabc,2\n",  # not an integer
+])
+def test_fast_path_gives_up_on_irregular_spans(data):
+    opts = CsvOptions()
+    plan = fast_path.FastPlan.build(2, [(0, pa.int64()), (1, pa.string())], ValueRules.from_options(opts),
+                                    Dialect.from_options(opts))
+    body = np.frombuffer(data[data.index(b"\n") + 1:], np.uint8).copy()
+    assert plan.parse(body, 64, np.zeros(11, np.int64)) is None
+
+
+def test_invalid_utf8_gives_up_and_the_reader_falls_back_to_binary(monkeypatch):
+    spy = FastPathSpy(monkeypatch)
+    data = b"s\n" + b"ok\n" * 300 + b"\xff\xfe\n" + b"ok\n" * 300
+    table = arrow_bridge.read_csv(io.BytesIO(data), block_size=64)
+    assert table.schema.types == [pa.binary()]
+    assert table.equals(read_pyarrow(data)[0])
+    assert spy.parsed and spy.gave_up
+
+
+def test_large_file_takes_the_fast_path_after_the_first_span(monkeypatch, tmp_path):
+    rng = random.Random(7)
+    rows = [f"{rng.randrange(-10**12, 10**12)},{rng.random() * 10 ** rng.randrange(-5, 5)!r},"
+            f"2021-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d},\"t{rng.randrange(99)}\"\n"
+            for _ in range(20_000)]
+    path = tmp_path / "big.csv"
+    path.write_text("i,f,d,s\n" + "".join(rows))
+    spy = FastPathSpy(monkeypatch)
+    table = arrow_bridge.read_csv(path, block_size=32 << 10, n_threads=2)
+    assert_tables_identical(table, pacsv.read_csv(path))
+    assert spy.gave_up == 0 and spy.parsed >= 10
+
+
+@_SETTINGS
+@given(case=csv_cases(unique_names=True), n_threads=st.sampled_from([1, 2]),
+       block_size=st.sampled_from([1, 64, 1 << 20]))
+def test_known_types_match_pyarrow(case, n_threads, block_size):
+    """With every column's type given, the fast path parses from the first
+    span on; the table must equal pyarrow's given the same types."""
+    assume(not case.unterminated)  # pyarrow swallows the rest of the file; we raise (test_differential)
+    read_opts = case.pyarrow_read_options()
+    parse_opts = case.dialect.parse_options()
+    inferred, err = read_pyarrow(case.data, read_opts, parse_opts)
+    assume(err is None and inferred.num_columns)
+    types = dict(zip(inferred.column_names, inferred.schema.types))
+    conv = pacsv.ConvertOptions(column_types=types)
+    theirs, their_err = read_pyarrow(case.data, read_opts, parse_opts, conv)
+    assume(their_err is None)
+    kw = dict(parse_options=parse_opts, convert_options=conv, n_threads=n_threads,
+              block_size=case.effective_block_size(block_size))
+    if not case.header or case.skip_rows:
+        kw["read_options"] = read_opts
+    with pytest.MonkeyPatch.context() as patch:
+        spy = FastPathSpy(patch)
+        ours = arrow_bridge.read_csv(io.BytesIO(case.data), **kw)
+    event(f"fast path parsed a span: {spy.parsed > 0}; gave up on one: {spy.gave_up > 0}")
+    assert_tables_identical(ours, theirs)
+
+
+# ---- SWAR word tricks -----------------------------------------------------------------------
+def _word(text: bytes) -> np.uint64:
+    return np.frombuffer(text.ljust(8, b"\0")[:8], np.uint64)[0]
+
+
+@given(st.binary(min_size=8, max_size=8))
+def test_leading_digits_and_their_value(text):
+    n = next((i for i, c in enumerate(text) if not 48 <= c <= 57), 8)
+    assert leading_digits(_word(text)) == n
+    if n:
+        assert digits_value(_word(text), n) == int(text[:n])
+
+
+@given(st.binary(min_size=8, max_size=8), st.sampled_from([b",", b";", b"\t", b"|"]))
+def test_first_of_three(text, delimiter):
+    hits = [i for i, c in enumerate(text) if c in (delimiter[0], 10, 13)]
+    words = (np.uint64(broadcast(c)) for c in (delimiter[0], 10, 13))  # Python gets an int back
+    assert first_of_three(_word(text), *words) == (
+        hits[0] if hits else 8)
