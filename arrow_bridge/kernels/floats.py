@@ -63,7 +63,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from arrow_bridge.kernels.swar import clz64
+from arrow_bridge.kernels.swar import clz64, mul128
 
 # --------------------------------------------------------------------------
 # Constants. Every uint64 constant is a NumPy scalar on purpose: in Numba,
@@ -324,30 +324,13 @@ def _first_19_digits(buf, int_start, int_end, frac_start, frac_end, exp):
 # Eisel-Lemire.
 # --------------------------------------------------------------------------
 @nb.njit(nogil=True, cache=True)
-def _mul128(a, b):
-    """Full 64x64 -> 128-bit product as ``(high, low)``, from 32-bit halves."""
-    a_lo = a & _LOW32
-    a_hi = a >> _U32
-    b_lo = b & _LOW32
-    b_hi = b >> _U32
-    p0 = a_lo * b_lo
-    p1 = a_lo * b_hi
-    p2 = a_hi * b_lo
-    p3 = a_hi * b_hi
-    mid = (p0 >> _U32) + (p1 & _LOW32) + (p2 & _LOW32)
-    low = (p0 & _LOW32) | (mid << _U32)
-    high = p3 + (p1 >> _U32) + (p2 >> _U32) + (mid >> _U32)
-    return high, low
-
-
-@nb.njit(nogil=True, cache=True)
 def _product(q, w, precision_mask):
     """``w * 5**q`` to 128 bits; the second word is only needed when the
     bits that decide rounding are all ones (a carry could still come in)."""
     idx = q - _SMALLEST_POW5
-    high, low = _mul128(w, _POW5_HI[idx])
+    high, low = mul128(w, _POW5_HI[idx])
     if (high & precision_mask) == precision_mask:
-        high2, low2 = _mul128(w, _POW5_LO[idx])
+        high2, low2 = mul128(w, _POW5_LO[idx])
         low += high2
         if high2 > low:
             high += _U1

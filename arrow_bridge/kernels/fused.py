@@ -53,7 +53,16 @@ from arrow_bridge.kernels.status import (
     STRING_BYTES,
     TEMPORALS_CONVERTED,
 )
-from arrow_bridge.kernels.swar import broadcast, digits_value, first_of_three, leading_digits, load_u64, store_u64
+from arrow_bridge.kernels.swar import (
+    broadcast,
+    byte_at,
+    digits_value,
+    first_of_three,
+    leading_digits,
+    put_byte_at,
+    put_word_at,
+    word_at,
+)
 from arrow_bridge.kernels.temporal import _date_at, parse_date, parse_time, parse_timestamp, to_unit
 
 # Column kinds beyond the converters' fixed-width ones (NULL .. TIMESTAMP = 0..7).
@@ -115,12 +124,13 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _digit_run(buf, p, end, w):
+def _digit_run(at, p, end, w):
     """``(position after the digits at p, w * 10**count + their value, count)``;
-    the value wraps around past 19 digits (the caller checks ``count``)."""
+    the value wraps around past 19 digits (the caller checks ``count``).
+    ``at`` is the span buffer's address."""
     count = 0
     while p + 8 <= end:
-        word = load_u64(buf, p)
+        word = word_at(at, p)
         n = leading_digits(word)
         if n:
             w = w * _POW10_INT[n] + np.uint64(digits_value(word, n))
@@ -129,7 +139,7 @@ def _digit_run(buf, p, end, w):
         if n < 8:
             return p, w, count
     while p < end:
-        d = np.uint64(buf[p]) - _U48
+        d = np.uint64(byte_at(at, p)) - _U48
         if d > _U9:
             break
         w = w * _U10 + d
@@ -139,52 +149,50 @@ def _digit_run(buf, p, end, w):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _field_end(buf, p, end, special, delims, lfs, crs):
-    """Position of the first delimiter, LF or CR at or after ``p``."""
-    while p + 8 <= end:
-        k = first_of_three(load_u64(buf, p), delims, lfs, crs)
-        p += k
-        if k < 8:
-            return p
-    while not special[buf[p]]:
+def _field_end(at, p, special_at):
+    """Position of the first delimiter, LF or CR at or after ``p`` (``at``: the
+    span's address, ``special_at``: the byte-class table's). A byte loop:
+    most fields are short, and its predicted branches let the next field's
+    work start early, where a word-at-a-time search would wait on each word."""
+    while not byte_at(special_at, byte_at(at, p)):
         p += 1
     return p
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _copy_unquoted(buf, p, end, special, delims, lfs, crs, data, o):
-    """Copies an unquoted value to ``data[o:]``: ``(end of the value, end in data)``.
+def _copy_unquoted(at, p, end, special_at, delims, lfs, crs, out, o):
+    """Copies an unquoted value to address ``out + o``: ``(end of the value, end in out)``.
 
-    Words are stored whole (``data`` has 8 bytes of slack) and the cursor
+    Words are stored whole (the output has 8 bytes of slack) and the cursor
     advances to the first field-ending byte.
     """
     while p + 8 <= end:
-        word = load_u64(buf, p)
-        store_u64(data, o, word)
+        word = word_at(at, p)
+        put_word_at(out, o, word)
         k = first_of_three(word, delims, lfs, crs)
         p += k
         o += k
         if k < 8:
             return p, o
-    while not special[buf[p]]:
-        data[o] = buf[p]
+    while not byte_at(special_at, byte_at(at, p)):
+        put_byte_at(out, o, byte_at(at, p))
         o += 1
         p += 1
     return p, o
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _copy_quoted(buf, p, end, quote, double_quote, quotes, lfs, crs, data, o):
+def _copy_quoted(at, p, end, quote, double_quote, quotes, lfs, crs, out, o):
     """Copies the value of a quoted field (``p`` just after its opening quote).
 
     Returns ``(position of the closing quote or -1 when the span ends first,
-    end in data, line breaks inside)``; a doubled quote is copied once.
+    end in out, line breaks inside)``; a doubled quote is copied once.
     """
     breaks = 0
     while True:
         if p + 8 <= end:
-            word = load_u64(buf, p)
-            store_u64(data, o, word)
+            word = word_at(at, p)
+            put_word_at(out, o, word)
             k = first_of_three(word, quotes, lfs, crs)
             p += k
             o += k
@@ -192,17 +200,17 @@ def _copy_quoted(buf, p, end, quote, double_quote, quotes, lfs, crs, data, o):
                 continue
         elif p >= end:
             return -1, o, breaks
-        c = buf[p]
+        c = byte_at(at, p)
         if c == quote:
-            if double_quote and p + 1 < end and buf[p + 1] == quote:
-                data[o] = c
+            if double_quote and p + 1 < end and byte_at(at, p + 1) == quote:
+                put_byte_at(out, o, c)
                 o += 1
                 p += 2
                 continue
             return p, o, breaks
-        data[o] = c
+        put_byte_at(out, o, c)
         o += 1
-        if c == LF or (c == CR and (p + 1 >= end or buf[p + 1] != LF)):
+        if c == LF or (c == CR and (p + 1 >= end or byte_at(at, p + 1) != LF)):
             breaks += 1
         p += 1
 
@@ -246,6 +254,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
     if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
         return GIVE_UP, 0, 0
     null_data, null_offsets, null_first, null_empty = nulls
+    at, special_at, data_at = buf.ctypes.data, special.ctypes.data, data.ctypes.data
     delims, lfs, crs = broadcast(delim), broadcast(LF), broadcast(CR)
     quotes = broadcast(quote)
     capacity = validity.shape[1] * 8
@@ -277,7 +286,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
             if not quoted:
                 if kind == SIGNED:
                     negative = buf[pos] == 45
-                    p, w, n = _digit_run(buf, pos + negative, end, _U0)
+                    p, w, n = _digit_run(at, pos + negative, end, _U0)
                     if 0 < n <= 18 and params[j, 0] == 64 and _ends_field(buf[p], delim, is_last) and not (
                             (null_first[buf[field]] >> (p - field)) & 1 and _spelled(buf, field, p, null_data, null_offsets)):
                         v = np.int64(w)
@@ -288,16 +297,16 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                         continue
                 elif kind == FLOAT:
                     negative = buf[pos] == 45
-                    p, w, n = _digit_run(buf, pos + (negative or buf[pos] == 43), end, _U0)
+                    p, w, n = _digit_run(at, pos + (negative or buf[pos] == 43), end, _U0)
                     q = 0
                     if buf[p] == params[j, 0]:
-                        p, w, fraction = _digit_run(buf, p + 1, end, w)
+                        p, w, fraction = _digit_run(at, p + 1, end, w)
                         n += fraction
                         q = -fraction
                     if (buf[p] | 32) == 101 and n:  # an exponent: [eE][+-]?digit{1,4}
                         exp_negative = buf[p + 1] == 45
                         exp_start = p + 1 + (exp_negative or buf[p + 1] == 43)
-                        p, exponent, exp_digits = _digit_run(buf, exp_start, end, _U0)
+                        p, exponent, exp_digits = _digit_run(at, exp_start, end, _U0)
                         if not 0 < exp_digits <= 4:
                             n = 0  # the general parser decides
                         q += -np.int64(exponent) if exp_negative else np.int64(exponent)
@@ -328,7 +337,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                         continue
                 elif kind == STRING and not params[j, 1]:
                     base = slot * data_stride
-                    p, o = _copy_unquoted(buf, pos, end, special, delims, lfs, crs, data,
+                    p, o = _copy_unquoted(at, pos, end, special_at, delims, lfs, crs, data_at,
                                           base + data_used[slot])
                     if not _ends_field(buf[p], delim, is_last):
                         return GIVE_UP, rows, lines
@@ -337,14 +346,14 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                     pos = p + 1
                     continue
                 elif kind == SKIP:
-                    p = _field_end(buf, pos, end, special, delims, lfs, crs)
+                    p = _field_end(at, pos, special_at)
                     if not _ends_field(buf[p], delim, is_last):
                         return GIVE_UP, rows, lines
                     pos = p + 1
                     continue
             elif kind == STRING and not (params[j, 1] and quoted_nulls):
                 base = slot * data_stride
-                p, o, breaks = _copy_quoted(buf, pos + 1, end, quote, double_quote, quotes, lfs, crs, data,
+                p, o, breaks = _copy_quoted(at, pos + 1, end, quote, double_quote, quotes, lfs, crs, data_at,
                                             base + data_used[slot])
                 if p < 0 or not _ends_field(buf[p + 1], delim, is_last):
                     return GIVE_UP, rows, lines  # past the span, or text after the closing quote
@@ -375,7 +384,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                 s, e = pos + 1, p
                 p += 1
             else:
-                p = _field_end(buf, pos, end, special, delims, lfs, crs)
+                p = _field_end(at, pos, special_at)
                 s, e = pos, p
             if not _ends_field(buf[p], delim, is_last):
                 return GIVE_UP, rows, lines  # text after a quote, or another field count
