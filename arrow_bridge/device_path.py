@@ -5,6 +5,9 @@ the device becomes a task: one MREAD (Morpheus) or READ_PROC_TSK (Summarizer
 policies) over the device pages that hold it, run by the app of
 :mod:`arrow_bridge.kernels.span_app` on the pages the engine read from the
 file. Its Arrow buffers come back in an output arena and are wrapped zero-copy.
+Once every column's type is known (as on the host path: explicit, or inferred
+by the first span) a task asks the app to try the one-pass fused kernel first;
+its output is wrapped by the host path's own :meth:`FastPlan.wrap`.
 
 Faults injected by the device make a command fail the way hardware would: a
 link timeout is retried; a media error, an app failure or a full task queue
@@ -28,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from arrow_bridge.converters import STRINGS, ConversionSpec, _wrap, conversion_spec
+from arrow_bridge.fast_path import FastPlan, FusedBuffers, data_stride, fused_capacity
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels import columns as K
 from arrow_bridge.kernels import span_app as A
@@ -118,11 +122,13 @@ def build_plan(reader: "CsvReader") -> np.ndarray:
 
 @dataclass
 class _Layout:
-    """Where one task's outputs go: the command args and the two buffer sizes."""
+    """Where one task's outputs go: the command args and the two buffer sizes
+    (and the fused attempt's plan, when the args ask for one)."""
 
     args: np.ndarray
     arena_size: int
     scratch_size: int
+    fast: Optional[FastPlan] = None
 
 
 def _align(n: int) -> int:
@@ -136,21 +142,29 @@ def column_specs(reader: "CsvReader") -> list[Optional[ConversionSpec]]:
 
 def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
                 estimate: Optional["_Estimate"] = None,
-                specs: Optional[list[Optional[ConversionSpec]]] = None) -> _Layout:
-    """Args and buffer sizes for a task of ``length`` text bytes.
+                specs: Optional[list[Optional[ConversionSpec]]] = None,
+                rungs: Optional[tuple[int, ...]] = None, fast: Optional[FastPlan] = None,
+                fused_only: bool = False) -> _Layout:
+    """Args and buffer sizes for a task of ``length`` text bytes, inferred
+    columns starting at ``rungs`` (default: the reader's hints), with a fused
+    attempt by ``fast`` first when given.
 
     Without an estimate the capacities cover any input (every record holds
     at least ``ncols`` bytes; strings never outgrow their text). With one they
     are sized from earlier tasks, so the outputs are dense: an arena mostly
-    untouched would still cost a huge page per region once touched. A task
-    that outgrows them comes back OUT_OF_SPACE and is retried without.
+    untouched would still cost a huge page per region once touched (or pages
+    the allocator recycles). A task that outgrows them comes back
+    OUT_OF_SPACE and is retried without. ``fused_only`` (with an estimate)
+    sizes the arena for the fused layout alone, which is smaller: a span the
+    fused kernel gives up on then comes back OUT_OF_SPACE too.
     """
     ncols = len(reader.names)
+    rungs = tuple(reader.hints) if rungs is None else rungs
     capacity = length // ncols + 1
     if estimate is not None:
         capacity = min(capacity, estimate.rows(length))
-    args = [skip, length, int(at_eof), capacity, 0, 0, 0, 0, 0, 0, max(length, 1), 0, 0]
-    arena = _align(8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans)))
+    args = [skip, length, int(at_eof), capacity, 0, 0, 0, 0, 0, 0, max(length, 1), 0, 0, 0, 0]
+    header = arena = _align(8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans)))
     args[A.A_BAD_ROWS], arena = arena, arena + 16 * A.BAD_ROWS_KEPT
     bitmap = _align((capacity + 7) // 8)
     for j, spec in enumerate(column_specs(reader) if specs is None else specs):
@@ -166,24 +180,53 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
         room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
         data = arena
         arena += _align(room) if strings else 0
-        args += [reader.hints[j], values, validity, bits, data, room]
+        args += [rungs[j], values, validity, bits, data, room]
     scratch = 0
     args[A.A_ROW_STARTS], scratch = scratch, scratch + _align(4 * capacity)
     args[A.A_ENDS], scratch = scratch, scratch + _align(4 * capacity * ncols)
     args[A.A_FLAGS], scratch = scratch, scratch + _align(capacity * ncols)
     args[A.A_UNESCAPE], scratch = scratch, scratch + _align(max(length, 1))
+    args[A.A_GENERAL_SIZE] = arena
+    if fast is not None:
+        words, fused_arena, fused_scratch = _fused_section(fast, capacity, length, header)
+        args[A.A_FUSED] = len(args)
+        args += words
+        arena = fused_arena if fused_only and estimate is not None else max(arena, fused_arena)
+        scratch = max(scratch, fused_scratch)
     args[A.A_ARENA_SIZE], args[A.A_SCRATCH_SIZE] = arena, scratch
-    return _Layout(np.array(args, dtype=np.int64), arena, scratch)
+    return _Layout(np.array(args, dtype=np.int64), arena, scratch, fast)
+
+
+def _fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) -> tuple[list[int], int, int]:
+    """The args of a fused attempt (span_app's ``F_*`` words) and the arena and
+    scratch sizes it needs. Its arena regions start at ``arena_at``, over the
+    general layout's (an attempt that gives up leaves nothing to keep); its
+    string data goes to the scratch, one span-sized stretch per column."""
+    rows = fused_capacity(capacity)
+    n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
+    ncols = plan.ncols
+    sizes = [8 * n_i64 * rows, 4 * n_i32 * rows, 8 * n_f64 * rows, n_bits * rows // 8, 4 * n_str * (rows + 1),
+             ncols * rows // 8, 8 * ncols, 8 * n_str, 8 * S.N_COUNTERS]  # F_I64 .. F_COUNTERS
+    regions = []
+    for size in sizes:
+        regions.append(arena_at)
+        arena_at += _align(size)
+    stride = data_stride(length)
+    words = [rows, *plan.counts, *regions, 0, stride, *plan.kinds, *plan.slots, *plan.params.reshape(-1)]
+    return [int(w) for w in words], arena_at, n_str * stride
 
 
 class _Estimate:
-    """Output sizes seen so far (per text byte), with slack, for dense arenas."""
+    """Output sizes seen so far (per text byte), with slack, for dense arenas,
+    and whether the fused kernel gave up on the last task that tried it (the
+    next ones then keep room for the general path)."""
 
     SLACK = 1.25
 
     def __init__(self, ncols: int):
         self.rows_per_byte = 0.0
         self.strings_per_byte = [0.0] * ncols
+        self.fused_gave_up = False
 
     def rows(self, length: int) -> int:
         return int(length * self.rows_per_byte * self.SLACK) + 64
@@ -212,6 +255,7 @@ class DeviceSession:
         self._scratch: dict = {}
         self._estimate = _Estimate(len(reader.plans))
         self._specs = column_specs(reader)
+        self._fast_plans: dict[tuple, Optional[FastPlan]] = {}  # by inferred columns' rungs
         if self.engine is not None and split.kind != "host":
             self._open()
 
@@ -261,7 +305,8 @@ class DeviceSession:
         return (self.origin + span.offset) // self.reader.opts.block_size
 
     def side_of(self, span: "Span") -> str:
-        if self._instances is None or not self.offloadable(span.offset, len(span.buf)):
+        # An empty span (a header at the very end of the file) may lie past the last page.
+        if self._instances is None or not span.buf.size or not self.offloadable(span.offset, len(span.buf)):
             return HOST
         return self.split.static_side(self.task_number(span))
 
@@ -279,22 +324,29 @@ class DeviceSession:
         n_pages = -(-(offset + len(span.buf)) // self.page_size) - first_page
         skip = offset - first_page * self.page_size
         estimate = self._estimate if self._estimate.rows_per_byte else None
-        layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate, self._specs)
+        rungs = tuple(self.reader.hints)  # one snapshot: the fused plan and the general path's start
+        fast = self._fast_plan(rungs) if self.reader._types_known else None  # as the host path decides
+
+        def layout_for(estimate: Optional[_Estimate]) -> _Layout:
+            return task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate, self._specs, rungs, fast,
+                               fused_only=not self._estimate.fused_gave_up)
+
+        layout = layout_for(estimate)
         attempt = 0
         while attempt < _MAX_ATTEMPTS:
             fault = self.device.fault_for(self.task_number(span), attempt)
             if fault:
                 result.faults[FAULT_NAMES[fault]] = result.faults.get(FAULT_NAMES[fault], 0) + 1
-            done, arena = self._submit(first_page, n_pages, layout, result.counters, fault)
+            done = self._submit(first_page, n_pages, layout, result, fault)
             if done.status == Status.OUT_OF_SPACE and estimate is not None:
+                self._estimate.fused_gave_up |= fast is not None  # a fused parse never runs out of space
                 estimate = None  # an emulator artifact, not a fault: retry with room for anything
-                layout = task_layout(len(span.buf), skip, span.at_eof, self.reader, None, self._specs)
+                layout = layout_for(None)
                 continue
             attempt += 1
             if done.status == Status.TIMEOUT:
                 continue  # the completion was lost: resubmit
-            if done.status in (Status.OK, Status.BAD_INPUT):  # BAD_INPUT: the arena says where and why
-                self._read_arena(arena, layout, result)
+            if done.status in (Status.OK, Status.BAD_INPUT):  # _submit has read the arena
                 result.side, result.object_bytes = DEVICE, _object_bytes(result.columns)
                 result.seconds = time.perf_counter() - started
                 return
@@ -303,7 +355,20 @@ class DeviceSession:
             break
         self.parse_raw(span, result, first_page, n_pages)
 
-    def _submit(self, first_page: int, n_pages: int, layout: _Layout, counters: np.ndarray, fault: int):
+    def _fast_plan(self, rungs: tuple[int, ...]) -> Optional[FastPlan]:
+        """The fused kernel's plan at these rungs (None: it cannot run), built
+        as the host path builds it."""
+        if rungs not in self._fast_plans:
+            reader = self.reader
+            columns = [(p.index, p.type or INFERENCE_LADDER[rungs[j]]) for j, p in enumerate(reader.plans)
+                       if p.index >= 0]
+            self._fast_plans[rungs] = FastPlan.build(len(reader.names), columns, reader.rules, reader.dialect)
+        return self._fast_plans[rungs]
+
+    def _submit(self, first_page: int, n_pages: int, layout: _Layout, result: "SpanResult", fault: int):
+        """Runs one command; on OK or BAD_INPUT reads its arena into ``result``
+        before the instance (and its scratch, which may hold string data) is
+        reused. Returns the completion."""
         arena = np.empty(layout.arena_size, dtype=np.uint8)
         inst = self._instances.get()
         try:
@@ -312,11 +377,14 @@ class DeviceSession:
                 scratch = self._scratch[inst] = np.empty(layout.scratch_size, dtype=np.uint8)
             if self._task_queue:
                 cid = self.engine.submit_task(_opcode("READ_PROC_TSK"), inst, 0, self._stream, first_page,
-                                              n_pages, [arena, scratch], counters, layout.args, fault)
+                                              n_pages, [arena, scratch], result.counters, layout.args, fault)
             else:
                 cid = self.engine.submit_mread(inst, self._stream, first_page, n_pages, [arena, scratch],
-                                               counters, layout.args, fault)
-            return self.engine.wait(cid), arena
+                                               result.counters, layout.args, fault)
+            done = self.engine.wait(cid)
+            if done.status in (Status.OK, Status.BAD_INPUT):  # BAD_INPUT: the arena says where and why
+                self._read_arena(arena, scratch, layout, result)
+            return done
         finally:
             self._instances.put(inst)
 
@@ -339,7 +407,7 @@ class DeviceSession:
         result.side = RAW
         result.seconds = time.perf_counter() - started
 
-    def _read_arena(self, arena: np.ndarray, layout: _Layout, result: "SpanResult") -> None:
+    def _read_arena(self, arena: np.ndarray, scratch: np.ndarray, layout: _Layout, result: "SpanResult") -> None:
         reader = self.reader
         args = layout.args
         res = arena[args[A.A_RESULT]: args[A.A_RESULT] + 8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans))]
@@ -357,6 +425,14 @@ class DeviceSession:
         result.columns, result.rungs = [], []
         used_bytes = res[A.RESULT_WORDS + 2::A.R_COL][: len(reader.plans)]
         self._estimate.learn(result.parsed, nrows, used_bytes.tolist())
+        if layout.fast is not None:
+            self._estimate.fused_gave_up = not res[A.R_FUSED]
+        if res[A.R_FUSED]:
+            result.rungs = res[A.RESULT_WORDS::A.R_COL][: len(reader.plans)].tolist()
+            outputs = A.fused_outputs(arena, scratch, args[args[A.A_FUSED]:], len(reader.names))
+            arrays = layout.fast.wrap(nrows, FusedBuffers(*outputs))
+            result.columns = [arrays[p.index] if p.index >= 0 else None for p in reader.plans]
+            return
         for j, plan in enumerate(reader.plans):
             rung, null_count, used = (int(v) for v in res[A.RESULT_WORDS + A.R_COL * j:][:3])
             regions = args[A.A_FIXED + A.A_COL * j:][:A.A_COL]

@@ -9,13 +9,15 @@ the result is the same Table either way, only faster when the data is regular.
 A :class:`FastPlan` is built per combination of column types; it knows each
 file column's kind and its row in the kernel's 2-D output arrays, and wraps
 those rows as Arrow arrays (zero-copy except string data, which is copied out
-of a per-thread workspace at its exact size).
+of a reused workspace at its exact size). The device path runs the same
+kernel inside its StorageApp, into views of a task's arena, and wraps them
+with the same :meth:`FastPlan.wrap`.
 """
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -113,49 +115,89 @@ class FastPlan:
     def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
               ) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
         """``(rows, line_breaks, {file column: array})``, or None when the kernel gave up."""
-        n_i64, n_i32, n_f64, n_bits, n_str = self.counts
-        i64 = np.empty((n_i64, row_capacity), np.int64) if n_i64 else _NO_SLOTS[np.int64]
-        i32 = np.empty((n_i32, row_capacity), np.int32) if n_i32 else _NO_SLOTS[np.int32]
-        f64 = np.empty((n_f64, row_capacity), np.float64) if n_f64 else _NO_SLOTS[np.float64]
-        bitmap_bytes = (row_capacity + 7) // 8
-        bits = np.zeros((n_bits, bitmap_bytes), np.uint8)
-        offsets = np.empty((n_str, row_capacity + 1), np.int32)
-        stride = len(buf) + 8
-        data = _string_workspace(n_str * stride)
-        data_used = np.zeros(n_str, np.int64)
-        validity = np.zeros((self.ncols, bitmap_bytes), np.uint8)
-        null_counts = np.zeros(self.ncols, np.int64)
+        out = self.allocate(row_capacity, len(buf))
         scratch_counters = np.zeros_like(counters)
         d, rules = self.dialect, self.rules
         status, rows, lines = fused_parse(
             buf, 0, len(buf), self.ncols, np.int64(d.delimiter), d.special, np.int64(d.quote), d.double_quote,
             self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
-            i64, i32, f64, bits, offsets, data, stride, data_used, validity, null_counts, scratch_counters)
+            *out, scratch_counters)
         if status != S.OK:
             return None
         counters += scratch_counters
-        storage = {_I64: i64, _I32: i32, _F64: f64, _BITS: bits}
+        return rows, lines, self.wrap(rows, out)
+
+    def allocate(self, row_capacity: int, span_bytes: int) -> "FusedBuffers":
+        """Fresh output arrays for a span of ``span_bytes`` (string values go to
+        this thread's workspace: :meth:`wrap` copies them out)."""
+        capacity = fused_capacity(row_capacity)
+        n_i64, n_i32, n_f64, n_bits, n_str = self.counts
+        i64 = np.empty((n_i64, capacity), np.int64) if n_i64 else _NO_SLOTS[np.int64]
+        i32 = np.empty((n_i32, capacity), np.int32) if n_i32 else _NO_SLOTS[np.int32]
+        f64 = np.empty((n_f64, capacity), np.float64) if n_f64 else _NO_SLOTS[np.float64]
+        bits = np.zeros((n_bits, capacity // 8), np.uint8)
+        offsets = np.empty((n_str, capacity + 1), np.int32)
+        stride = data_stride(span_bytes)
+        return FusedBuffers(i64, i32, f64, bits, offsets, _string_workspace(n_str * stride), stride,
+                            np.zeros(n_str, np.int64), np.zeros((self.ncols, capacity // 8), np.uint8),
+                            np.zeros(self.ncols, np.int64))
+
+    def wrap(self, rows: int, out: "FusedBuffers") -> dict[int, pa.Array]:
+        """The kernel's output rows as ``{file column: array}``: values and
+        validity zero-copy (``out`` may be views of a device arena), string
+        data copied out at its exact size (it lies in a reused workspace)."""
+        storage = {_I64: out.i64, _I32: out.i32, _F64: out.f64}
+        bitmap_bytes = (rows + 7) // 8
         arrays = {}
         for c in self.columns:
-            nulls = int(null_counts[c.index])
+            nulls = int(out.null_counts[c.index])
             if c.kind == K.NULL:
                 arrays[c.index] = pa.nulls(rows)
                 continue
-            bitmap = validity[c.index, : (rows + 7) // 8]
+            bitmap = out.validity[c.index, :bitmap_bytes]
             if c.storage == _STR:
-                base = c.slot * stride
-                values = data[base: base + data_used[c.slot]].copy()
-                offs = offsets[c.slot, : rows + 1]
+                base = c.slot * out.stride
+                values = out.data[base: base + out.data_used[c.slot]].copy()
+                offs = out.offsets[c.slot, : rows + 1]
                 arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, offs.astype(np.int64) if c.large else offs,
                                         values)
             elif c.storage == _BITS:
-                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, bits[c.slot, : (rows + 7) // 8])
+                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, out.bits[c.slot, :bitmap_bytes])
             else:
                 values = storage[c.storage][c.slot, :rows]
                 if values.dtype != c.dtype and c.storage == _I64 and c.kind == K.SIGNED:
                     values = values.astype(c.dtype)
                 arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, values)
-        return rows, lines, arrays
+        return arrays
+
+
+class FusedBuffers(NamedTuple):
+    """The fused kernel's output arguments, in its order: arrays the host path
+    allocates, or views of a device task's arena and scratch
+    (:func:`kernels.span_app.fused_outputs`)."""
+
+    i64: np.ndarray  # (slots, capacity) values of the int64-stored columns
+    i32: np.ndarray  # (slots, capacity) date32 / time32 values
+    f64: np.ndarray  # (slots, capacity)
+    bits: np.ndarray  # (slots, capacity / 8) boolean values, zeroed
+    offsets: np.ndarray  # (string slots, capacity + 1) int32
+    data: np.ndarray  # string slot k's bytes at [k * stride:]
+    stride: int
+    data_used: np.ndarray  # per string slot
+    validity: np.ndarray  # (file columns, capacity / 8), zeroed
+    null_counts: np.ndarray  # per file column
+
+
+def fused_capacity(row_capacity: int) -> int:
+    """The rows the kernel's arrays hold for ``row_capacity``: a multiple of 8,
+    as the kernel takes its capacity from the validity bitmaps' width."""
+    return (row_capacity + 7) & ~7
+
+
+def data_stride(span_bytes: int) -> int:
+    """Bytes per string slot: a slot may take the whole span, and the kernel
+    stores whole 8-byte words."""
+    return span_bytes + 8
 
 
 _workspace = threading.local()

@@ -4,22 +4,33 @@ Differential: random CSV files (``csvgen``) read on the host and through
 ``device_emulator.ComputationalSSD`` under every split policy, several
 profiles (page sizes 512 B-16 KiB), small block sizes (many tasks, records
 crossing pages) and fault plans; the Tables must be identical bit for bit, or
-both reads must fail with the same error.
+both reads must fail with the same error. Once column types are known the app
+tries the fused kernel first (``kernels/fused.py``); spies on the host side
+count how often it was asked to and how often it parsed the span.
 """
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 
+import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import arrow_bridge
+from arrow_bridge import device_path, fast_path
+from arrow_bridge.converters import ValueRules
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.kernels import span_app as A
+from arrow_bridge.options import CsvOptions
+from arrow_bridge.reader import CsvReader
 from csvgen import assert_tables_identical, csv_cases, outcome
 from device_emulator import ComputationalSSD, FaultPlan
 from ndp_core.device import HostOnly
+from ndp_core.engine import Status
 from ndp_core.report import collect
 
 SPLITS = ["host", "device", "static:0", "static:0.3", "static:1", "dynamic"]
@@ -39,6 +50,46 @@ def devices():
     yield made
     for device in made.values():
         device.close()
+
+
+class FusedSpy:
+    """Counts the device tasks read back: those whose args asked for a fused
+    attempt, and those the fused kernel parsed (the others gave up in the app
+    and ran the general path there); and the commands that came back
+    OUT_OF_SPACE (a give-up in an arena sized for the fused layout alone)."""
+
+    def __init__(self, monkeypatch):
+        self.tasks = self.asked = self.fused = self.out_of_space = 0
+        self._lock = threading.Lock()
+        read, submit = device_path.DeviceSession._read_arena, device_path.DeviceSession._submit
+
+        def count_submit(session, *args):
+            done = submit(session, *args)
+            with self._lock:
+                self.out_of_space += done.status == Status.OUT_OF_SPACE
+            return done
+
+        def spy(session, arena, scratch, layout, result):
+            read(session, arena, scratch, layout, result)
+            header = arena[layout.args[A.A_RESULT]:][: 8 * A.RESULT_WORDS].view(np.int64)
+            with self._lock:
+                self.tasks += 1
+                self.asked += bool(layout.args[A.A_FUSED])
+                self.fused += int(header[A.R_FUSED])
+
+        monkeypatch.setattr(device_path.DeviceSession, "_read_arena", spy)
+        monkeypatch.setattr(device_path.DeviceSession, "_submit", count_submit)
+
+
+def _span_counters(monkeypatch, read) -> tuple[pa.Table, list[list[int]]]:
+    """The table ``read()`` returns and each span's work counters, in file order."""
+    results = []
+    parse_span = CsvReader._parse_span
+    with monkeypatch.context() as patch:
+        patch.setattr(CsvReader, "_parse_span", lambda self, span: results.append(parse_span(self, span))
+                      or results[-1])
+        table = read()
+    return table, [r.counters.tolist() for r in sorted(results, key=lambda r: r.span.offset)]
 
 
 def _read(path: str, case, **kw):
@@ -227,3 +278,108 @@ def test_explicit_types_of_every_width_on_the_device(tmp_path):
     with ComputationalSSD("modern-gen4", workers=2) as ssd:
         table = arrow_bridge.read_csv(str(path), dtype=types, block_size=4096, device=ssd, split="device")
     assert_tables_identical(table, host)
+
+
+_MIXED_TYPES = {"id": pa.int32(), "price": pa.float64(), "flag": pa.bool_(), "day": pa.date32(),
+                "note": pa.large_string()}
+
+
+def test_the_app_parses_with_the_fused_kernel_when_types_are_given(tmp_path, monkeypatch):
+    path = _lineitem_like(tmp_path, rows=6000)
+    kw = dict(dtype=_MIXED_TYPES, block_size=4096, n_threads=1)
+    host = arrow_bridge.read_csv(path, **kw)
+    with monkeypatch.context() as patch:  # the general path's counters: what the model must see
+        patch.setattr(CsvReader, "_parse_fast", lambda self, span, result: False)
+        general, general_counters = _span_counters(patch, lambda: arrow_bridge.read_csv(path, **kw))
+    spy = FusedSpy(monkeypatch)
+    with ComputationalSSD("modern-gen4", workers=2) as ssd:
+        table, counters = _span_counters(monkeypatch, lambda: arrow_bridge.read_csv(
+            path, device=ssd, split="device", **kw))
+    assert_tables_identical(table, host)
+    assert_tables_identical(general, host)
+    assert spy.tasks > 10 and spy.asked == spy.fused == spy.tasks
+    assert counters == general_counters
+
+
+def test_the_app_parses_with_the_fused_kernel_once_types_are_inferred(tmp_path, monkeypatch):
+    path = _lineitem_like(tmp_path, rows=6000)
+    host = arrow_bridge.read_csv(path, block_size=4096, n_threads=2)
+    spy = FusedSpy(monkeypatch)
+    with ComputationalSSD("summarizer-board", workers=2) as ssd:
+        table = arrow_bridge.read_csv(path, device=ssd, split="dynamic", block_size=4096, n_threads=2)
+    assert_tables_identical(table, host)
+    assert 0 < spy.asked < spy.tasks and spy.fused == spy.asked  # not before the first span was checked
+
+
+def test_spans_the_fused_kernel_gives_up_on_give_the_same_table(tmp_path, monkeypatch):
+    rows = [f"{i},{i % 7},w{i}" for i in range(8000)]
+    rows[3000] = "3000,2.5,w3000"  # widens b to float64 in a later span
+    for i in range(4000, 5000, 40):
+        rows[i] = f"{i},1"  # bad rows (skipped) in consecutive spans
+    rows[6000] = '6000,3,"two\nlines, one ""quoted"""'  # fused takes it: no reason to give up
+    path = tmp_path / "irregular.csv"
+    path.write_text("a,b,c\n" + "\n".join(rows))  # no final line break: the last span gives up
+    kw = dict(block_size=4096, n_threads=1, on_bad_lines="skip")
+    host = arrow_bridge.read_csv(str(path), **kw)
+    spy = FusedSpy(monkeypatch)
+    with ComputationalSSD("modern-gen4", workers=2) as ssd:
+        table = arrow_bridge.read_csv(str(path), device=ssd, split="device", **kw)
+    assert_tables_identical(table, host)
+    assert host.schema.field("b").type == pa.float64()
+    gave_up = spy.asked - spy.fused
+    assert spy.fused > 10 and gave_up >= 5
+    # A give-up after a fused task finds an arena sized for the fused layout and is retried
+    # with room for both; one after another give-up runs the general path in the same command.
+    assert 0 < spy.out_of_space < gave_up
+
+
+def test_row_capacities_are_rounded_to_whole_bitmap_bytes():
+    """The fused kernel takes its row capacity from the bitmaps' width (a
+    multiple of 8): the value arrays must hold that many rows too."""
+    opts = CsvOptions()
+    plan = fast_path.FastPlan.build(2, [(0, pa.int64()), (1, pa.string())], ValueRules.from_options(opts),
+                                    Dialect.from_options(opts))
+    body = np.frombuffer(b"".join(b"%d,s%d\n" % (i, i) for i in range(12)), np.uint8).copy()
+    rows, _, arrays = plan.parse(body, 10, np.zeros(11, np.int64))
+    assert rows == 12 and arrays[0].to_pylist() == list(range(12))
+    assert arrays[1].to_pylist() == [f"s{i}" for i in range(12)]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=csv_cases(max_rows=60, malformed=False, unique_names=True),
+       split=st.sampled_from(["device", "dynamic"]), profile=st.sampled_from(PROFILES),
+       block_size=st.sampled_from([64, 300, 4096]))
+def test_device_path_with_known_types_equals_host_path(devices, case, split, profile, block_size):
+    """Types given up front (those the host inferred): the app tries the fused
+    kernel from the first task on. (Faults send tasks to the host: the test
+    above covers them.)"""
+    with tempfile.NamedTemporaryFile(suffix=".csv", delete=False) as f:
+        f.write(case.data)
+    try:
+        kw = dict(block_size=case.effective_block_size(block_size), n_threads=2)
+        inferred, error = _read(f.name, case, **kw)
+        assume(error is None and inferred.num_columns)
+        kw["dtype"] = dict(zip(inferred.column_names, inferred.schema.types))
+        host_table, host_error = _read(f.name, case, **kw)
+        with pytest.MonkeyPatch.context() as patch:
+            spy = FusedSpy(patch)
+            table, error = _read(f.name, case, device=devices[profile, 0], split=split, **kw)
+    finally:
+        os.unlink(f.name)
+    event(f"fused parsed a task: {spy.fused > 0}; gave up on one: {spy.asked > spy.fused}")
+    assert (error is None) == (host_error is None), (error, host_error)
+    if error is None:
+        assert_tables_identical(table, host_table, f"{profile} {split}")
+    else:
+        assert str(error) == str(host_error)
+
+
+def test_a_header_ending_a_page_aligned_file_gives_an_empty_table(tmp_path):
+    """The empty span after the header lies past the last page: no device command."""
+    path = tmp_path / "header-only.csv"
+    path.write_bytes(b"#" * 16381 + b"\nc0")  # 16 KiB, modern-gen4's page size
+    host = arrow_bridge.read_csv(str(path), skiprows=1, block_size=64)
+    with ComputationalSSD("modern-gen4", workers=2) as ssd:
+        table = arrow_bridge.read_csv(str(path), skiprows=1, block_size=64, device=ssd, split="device")
+    assert_tables_identical(table, host)
+    assert table.num_rows == 0
