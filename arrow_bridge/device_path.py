@@ -255,7 +255,6 @@ class DeviceSession:
         self._scratch: dict = {}
         self._estimate = _Estimate(len(reader.plans))
         self._specs = column_specs(reader)
-        self._fast_plans: dict[tuple, Optional[FastPlan]] = {}  # by inferred columns' rungs
         if self.engine is not None and split.kind != "host":
             self._open()
 
@@ -325,7 +324,7 @@ class DeviceSession:
         skip = offset - first_page * self.page_size
         estimate = self._estimate if self._estimate.rows_per_byte else None
         rungs = tuple(self.reader.hints)  # one snapshot: the fused plan and the general path's start
-        fast = self._fast_plan(rungs) if self.reader._types_known else None  # as the host path decides
+        fast = self.reader.fast_plan(rungs) if self.reader._types_known else None  # as the host path decides
 
         def layout_for(estimate: Optional[_Estimate]) -> _Layout:
             return task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate, self._specs, rungs, fast,
@@ -354,16 +353,6 @@ class DeviceSession:
                 raise RuntimeError(f"device command for bytes {offset}+{len(span.buf)} failed: {done.status_name}")
             break
         self.parse_raw(span, result, first_page, n_pages)
-
-    def _fast_plan(self, rungs: tuple[int, ...]) -> Optional[FastPlan]:
-        """The fused kernel's plan at these rungs (None: it cannot run), built
-        as the host path builds it."""
-        if rungs not in self._fast_plans:
-            reader = self.reader
-            columns = [(p.index, p.type or INFERENCE_LADDER[rungs[j]]) for j, p in enumerate(reader.plans)
-                       if p.index >= 0]
-            self._fast_plans[rungs] = FastPlan.build(len(reader.names), columns, reader.rules, reader.dialect)
-        return self._fast_plans[rungs]
 
     def _submit(self, first_page: int, n_pages: int, layout: _Layout, result: "SpanResult", fault: int):
         """Runs one command; on OK or BAD_INPUT reads its arena into ``result``

@@ -246,15 +246,20 @@ class CsvReader:
         result.seconds = time.perf_counter() - started
         return result
 
+    def fast_plan(self, rungs: tuple[int, ...]) -> Optional[FastPlan]:
+        """The fused kernel's plan with inferred columns at ``rungs`` (None: it
+        cannot run); built once per rungs, for the host and the device path."""
+        if rungs not in self._fast_plans:
+            columns = [(p.index, p.type if p.type is not None else INFERENCE_LADDER[rungs[j]])
+                       for j, p in enumerate(self.plans) if p.index >= 0]
+            self._fast_plans[rungs] = FastPlan.build(len(self.names), columns, self.rules, self.dialect)
+        return self._fast_plans[rungs]
+
     def _parse_fast(self, span: Span, result: SpanResult) -> bool:
         """Parses the span in one pass at the types known so far (see
         :mod:`arrow_bridge.fast_path`); False when the general path must."""
         rungs = tuple(self.hints)
-        plan = self._fast_plans.get(rungs, False)
-        if plan is False:
-            columns = [(p.index, p.type or INFERENCE_LADDER[rungs[j]]) for j, p in enumerate(self.plans)
-                       if p.index >= 0]
-            plan = self._fast_plans[rungs] = FastPlan.build(len(self.names), columns, self.rules, self.dialect)
+        plan = self.fast_plan(rungs)
         if plan is None:
             return False
         capacity = row_capacity_hint(len(span.buf), len(self.names), self._densest)

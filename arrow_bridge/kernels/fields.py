@@ -73,16 +73,24 @@ def in_spelling_set(src, start, end, spellings):
         return has_empty
     if n >= 64 or not (first_byte_lengths[src[start]] >> n) & 1:
         return False
+    return spelled(src, start, end, data, offsets)
+
+
+@nb.njit(nogil=True, cache=True)
+def spelled(src, start, end, data, offsets):
+    """Whether ``src[start:end]`` is one of the strings ``data`` holds at
+    ``offsets`` (a spelling set's first two arrays). Hot kernels call it only
+    after the set's cheap first-byte-and-length test matched, and pass the
+    arrays apart: a tuple of arrays costs reference counting on every call."""
+    n = end - start
     for k in range(offsets.shape[0] - 1):
         a = offsets[k]
         if offsets[k + 1] - a != n:
             continue
-        same = True
-        for i in range(n):
-            if data[a + i] != src[start + i]:
-                same = False
-                break
-        if same:
+        i = 0
+        while i < n and data[a + i] == src[start + i]:
+            i += 1
+        if i == n:
             return True
     return False
 

@@ -27,6 +27,7 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.kernels.columns import (
+    _mark_valid_before,
     BOOL,
     DATE,
     FLOAT,
@@ -36,8 +37,16 @@ from arrow_bridge.kernels.columns import (
     TIMESTAMP,
     utf8_valid,
 )
-from arrow_bridge.kernels.fields import in_spelling_set
-from arrow_bridge.kernels.floats import _DOUBLE, _SIGN64, _bits_to_f64, _decimal_to_bits, parse_float64
+from arrow_bridge.kernels.fields import in_spelling_set, spelled
+from arrow_bridge.kernels.floats import (
+    _DOUBLE,
+    _MAX_FAST_MANTISSA64,
+    _POW10_F64,
+    _SIGN64,
+    _bits_to_f64,
+    _decimal_to_bits,
+    parse_float64,
+)
 from arrow_bridge.kernels.ints import parse_signed
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
@@ -72,26 +81,14 @@ STRING = 9  # string or binary (``params[j, 0]``: check UTF-8; ``params[j, 1]``:
 LF = 10
 CR = 13
 
-_MAX_FAST_MANTISSA = np.uint64(1 << 53)
 _POW10_INT = np.array([10**i for i in range(9)], dtype=np.uint64)
 _U0 = np.uint64(0)
 _U9 = np.uint64(9)
 _U10 = np.uint64(10)
 _U48 = np.uint64(48)
-_POW10 = np.array([float(10**i) for i in range(23)], dtype=np.float64)
 _KIND_COUNTER = np.array([NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOOLS_CONVERTED,
                           TEMPORALS_CONVERTED, TEMPORALS_CONVERTED, TEMPORALS_CONVERTED, 0, STRING_BYTES],
                          dtype=np.int64)
-
-
-@nb.njit(nogil=True, cache=True)
-def _mark_valid_before(validity, j, row):
-    """Sets column ``j``'s validity bits of rows ``0..row-1`` (the bitmap is
-    written only once the column's first null shows up)."""
-    full = row >> 3
-    validity[j, :full] = 0xFF
-    for r in range(full << 3, row):
-        validity[j, r >> 3] |= np.uint8(1 << (r & 7))
 
 
 @nb.njit(nogil=True, cache=True)
@@ -215,23 +212,6 @@ def _copy_quoted(at, p, end, quote, double_quote, quotes, lfs, crs, out, o):
         p += 1
 
 
-@nb.njit(nogil=True, cache=True)
-def _spelled(buf, s, e, data, offsets):
-    """Whether ``buf[s:e]`` is one of a spelling set's strings (its ``data`` and
-    ``offsets``, see :func:`fields.spelling_set`); called only after the cheap
-    first-byte-and-length test matched."""
-    n = e - s
-    for k in range(offsets.shape[0] - 1):
-        a = offsets[k]
-        if offsets[k + 1] - a == n:
-            i = 0
-            while i < n and data[a + i] == buf[s + i]:
-                i += 1
-            if i == n:
-                return True
-    return False
-
-
 @nb.njit(nogil=True, cache=True, inline="always")
 def _ends_field(t, delim, is_last):
     """Whether byte ``t`` ends a field: the delimiter, or a line end after the last."""
@@ -288,7 +268,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                     negative = buf[pos] == 45
                     p, w, n = _digit_run(at, pos + negative, end, _U0)
                     if 0 < n <= 18 and params[j, 0] == 64 and _ends_field(buf[p], delim, is_last) and not (
-                            (null_first[buf[field]] >> (p - field)) & 1 and _spelled(buf, field, p, null_data, null_offsets)):
+                            (null_first[buf[field]] >> (p - field)) & 1 and spelled(buf, field, p, null_data, null_offsets)):
                         v = np.int64(w)
                         i64[slot, r] = -v if negative else v
                         if null_counts[j]:
@@ -311,10 +291,10 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                             n = 0  # the general parser decides
                         q += -np.int64(exponent) if exp_negative else np.int64(exponent)
                     if 0 < n <= 19 and _ends_field(buf[p], delim, is_last) and not (
-                            (null_first[buf[field]] >> (p - field)) & 1 and _spelled(buf, field, p, null_data, null_offsets)):
-                        if w <= _MAX_FAST_MANTISSA and -22 <= q <= 22:  # Clinger: one rounding
+                            (null_first[buf[field]] >> (p - field)) & 1 and spelled(buf, field, p, null_data, null_offsets)):
+                        if w <= _MAX_FAST_MANTISSA64 and -22 <= q <= 22:  # Clinger: one rounding
                             value = np.float64(np.int64(w))
-                            value = value / _POW10[-q] if q < 0 else value * _POW10[q]
+                            value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
                             value = -value if negative else value
                             decided = True
                         else:
@@ -329,7 +309,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                 elif kind == DATE:
                     ok, days = _date_at(buf, pos, end)
                     if ok and _ends_field(buf[pos + 10], delim, is_last) and not (
-                            (null_first[buf[field]] >> 10) & 1 and _spelled(buf, field, pos + 10, null_data, null_offsets)):
+                            (null_first[buf[field]] >> 10) & 1 and spelled(buf, field, pos + 10, null_data, null_offsets)):
                         i32[slot, r] = days
                         if null_counts[j]:
                             validity[j, r >> 3] |= np.uint8(1 << (r & 7))
@@ -404,7 +384,7 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
                     is_null = in_spelling_set(buf, s, e, nulls)
             if is_null:
                 if null_counts[j] == 0:
-                    _mark_valid_before(validity, j, r)
+                    _mark_valid_before(validity[j], r)
                 null_counts[j] += 1
                 if kind == STRING:
                     offsets[slot, r + 1] = data_used[slot]
