@@ -119,7 +119,7 @@ class FastPlan:
         scratch_counters = np.zeros_like(counters)
         d, rules = self.dialect, self.rules
         status, rows, lines = fused_parse(
-            buf, 0, len(buf), self.ncols, np.int64(d.delimiter), d.special, np.int64(d.quote), d.double_quote,
+            buf, 0, len(buf), self.ncols, np.int64(d.delimiter), np.int64(d.quote), d.double_quote,
             self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
             *out, scratch_counters)
         if status != S.OK:

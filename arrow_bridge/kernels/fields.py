@@ -9,6 +9,7 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.kernels.status import COMPLEX, QUOTED
+from arrow_bridge.kernels.swar import byte_at, word_at
 
 
 @nb.njit(nogil=True, cache=True)
@@ -73,22 +74,24 @@ def in_spelling_set(src, start, end, spellings):
         return has_empty
     if n >= 64 or not (first_byte_lengths[src[start]] >> n) & 1:
         return False
-    return spelled(src, start, end, data, offsets)
+    return spelled(src.ctypes.data, start, end, data.ctypes.data, offsets.ctypes.data, offsets.shape[0] - 1)
 
 
 @nb.njit(nogil=True, cache=True)
-def spelled(src, start, end, data, offsets):
-    """Whether ``src[start:end]`` is one of the strings ``data`` holds at
-    ``offsets`` (a spelling set's first two arrays). Hot kernels call it only
-    after the set's cheap first-byte-and-length test matched, and pass the
-    arrays apart: a tuple of arrays costs reference counting on every call."""
+def spelled(at, start, end, data_at, offsets_at, count):
+    """Whether bytes ``[start, end)`` at address ``at`` are one of ``count``
+    strings: a spelling set's bytes at ``data_at``, int64 offsets at
+    ``offsets_at``. Addresses rather than arrays: hot kernels call this for
+    every value whose first byte and length match a spelling (e.g. a price
+    ``1234.56`` against ``1.#QNAN``), and an array argument costs reference
+    counting and a copy of its descriptor on each call."""
     n = end - start
-    for k in range(offsets.shape[0] - 1):
-        a = offsets[k]
-        if offsets[k + 1] - a != n:
+    for k in range(count):
+        a = np.int64(word_at(offsets_at, 8 * k))
+        if np.int64(word_at(offsets_at, 8 * k + 8)) - a != n:
             continue
         i = 0
-        while i < n and data[a + i] == src[start + i]:
+        while i < n and byte_at(data_at, a + i) == byte_at(at, start + i):
             i += 1
         if i == n:
             return True

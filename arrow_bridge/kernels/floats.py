@@ -323,7 +323,7 @@ def _first_19_digits(buf, int_start, int_end, frac_start, frac_end, exp):
 # --------------------------------------------------------------------------
 # Eisel-Lemire.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _product(q, w, precision_mask):
     """``w * 5**q`` to 128 bits; the second word is only needed when the
     bits that decide rounding are all ones (a carry could still come in)."""
@@ -337,7 +337,7 @@ def _product(q, w, precision_mask):
     return high, low
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, inline="always")
 def _eisel_lemire(q, w, fmt):
     """fast_float's ``compute_float``: ``(mantissa, biased_exp, decided)``.
 

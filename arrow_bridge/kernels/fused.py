@@ -44,7 +44,7 @@ from arrow_bridge.kernels.floats import (
     _POW10_F64,
     _SIGN64,
     _bits_to_f64,
-    _decimal_to_bits,
+    _eisel_lemire,
     parse_float64,
 )
 from arrow_bridge.kernels.ints import parse_signed
@@ -63,12 +63,13 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from arrow_bridge.kernels.swar import (
-    broadcast,
     byte_at,
+    ctz64,
     digits_value,
-    first_of_three,
+    equal_mask64,
     leading_digits,
     put_byte_at,
+    put_value_at,
     put_word_at,
     word_at,
 )
@@ -83,6 +84,8 @@ CR = 13
 
 _POW10_INT = np.array([10**i for i in range(9)], dtype=np.uint64)
 _U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_U52 = np.uint64(52)  # float64 mantissa bits
 _U9 = np.uint64(9)
 _U10 = np.uint64(10)
 _U48 = np.uint64(48)
@@ -121,10 +124,40 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _specials(at, base, end, delim):
+    """Bit ``i`` set where byte ``base + i`` (below ``end``) of the span at
+    address ``at`` is the delimiter, LF or CR: the field ends of the next 64
+    bytes, found at once (the last ones of a span byte by byte, as a vector
+    load there would read past the buffer)."""
+    if base + 64 <= end:
+        return equal_mask64(at, base, delim, LF, CR)
+    mask = _U0
+    for i in range(max(end - base, 0)):
+        c = byte_at(at, base + i)
+        if c == delim or c == LF or c == CR:
+            mask |= _U1 << np.uint64(i)
+    return mask
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _next_special(at, base, mask, end, delim):
+    """``(position, base, mask)``: the next field-ending byte of the stream
+    ``mask`` (bits of ``[base, base + 64)`` not yet consumed), and the
+    stream without it; position -1 when the span has no more."""
+    while mask == _U0:
+        base += 64
+        if base >= end:
+            return -1, base, mask
+        mask = _specials(at, base, end, delim)
+    return base + np.int64(ctz64(mask)), base, mask & (mask - _U1)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _digit_run(at, p, end, w):
     """``(position after the digits at p, w * 10**count + their value, count)``;
     the value wraps around past 19 digits (the caller checks ``count``).
-    ``at`` is the span buffer's address."""
+    ``at`` is the span buffer's address; digits are looked for below ``end``
+    only, which ends the run without a load when ``end`` is the field's."""
     count = 0
     while p + 8 <= end:
         word = word_at(at, p)
@@ -146,70 +179,77 @@ def _digit_run(at, p, end, w):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _field_end(at, p, special_at):
-    """Position of the first delimiter, LF or CR at or after ``p`` (``at``: the
-    span's address, ``special_at``: the byte-class table's). A byte loop:
-    most fields are short, and its predicted branches let the next field's
-    work start early, where a word-at-a-time search would wait on each word."""
-    while not byte_at(special_at, byte_at(at, p)):
-        p += 1
-    return p
+def _int_at(at, s, e, end):
+    """``(ok, value)`` of a plain int64 ``-?digit{1,16}`` filling ``[s, e)``;
+    not ok for anything else (the general parser decides). Both words load
+    at once: their addresses do not depend on what the digits are."""
+    negative = byte_at(at, s) == 45
+    s += negative
+    n = e - s
+    if n <= 0 or n > 16 or s + 16 > end:
+        return False, np.int64(0)
+    first = word_at(at, s)
+    if n <= 8:
+        ok = leading_digits(first) >= n
+        v = digits_value(first, n)
+    else:
+        second = word_at(at, s + 8)
+        ok = leading_digits(first) == 8 and leading_digits(second) >= n - 8
+        v = digits_value(first, 8) * np.int64(_POW10_INT[n - 8]) + digits_value(second, n - 8)
+    return ok, -v if negative else v
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _copy_unquoted(at, p, end, special_at, delims, lfs, crs, out, o):
-    """Copies an unquoted value to address ``out + o``: ``(end of the value, end in out)``.
-
-    Words are stored whole (the output has 8 bytes of slack) and the cursor
-    advances to the first field-ending byte.
-    """
-    while p + 8 <= end:
-        word = word_at(at, p)
-        put_word_at(out, o, word)
-        k = first_of_three(word, delims, lfs, crs)
-        p += k
-        o += k
-        if k < 8:
-            return p, o
-    while not byte_at(special_at, byte_at(at, p)):
-        put_byte_at(out, o, byte_at(at, p))
-        o += 1
+def _float_at(at, s, e, decimal):
+    """``(ok, value)`` of a plain decimal float filling ``[s, e)``:
+    ``[+-]?digits[.digits][eE[+-]?digit{1,4}]`` with at most 19 significant
+    digits (leading zeros of a value below 1 do not count), correctly rounded
+    (Clinger's one rounding, else Eisel-Lemire). Not ok for anything else, or
+    where Eisel-Lemire cannot decide: the general parser then does."""
+    negative = byte_at(at, s) == 45
+    p, w, n = _digit_run(at, s + (negative or byte_at(at, s) == 43), e, _U0)
+    q = 0
+    if p < e and byte_at(at, p) == decimal:
         p += 1
-    return p, o
+        if w == _U0:
+            while p < e and byte_at(at, p) == 48:
+                p += 1
+                q -= 1
+        p, w, fraction = _digit_run(at, p, e, w)
+        n += fraction
+        q -= fraction
+    if p < e and (byte_at(at, p) | 32) == 101 and n:  # an exponent
+        exp_negative = byte_at(at, p + 1) == 45
+        exp_start = p + 1 + (exp_negative or byte_at(at, p + 1) == 43)
+        p, exponent, exp_digits = _digit_run(at, exp_start, e, _U0)
+        if not 0 < exp_digits <= 4:
+            return False, 0.0
+        q += -np.int64(exponent) if exp_negative else np.int64(exponent)
+    if not (0 < n <= 19 and p == e):
+        return False, 0.0
+    if w <= _MAX_FAST_MANTISSA64 and -22 <= q <= 22:  # Clinger: one rounding
+        value = np.float64(np.int64(w))
+        value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
+        return True, -value if negative else value
+    mantissa, power2, decided = _eisel_lemire(q, w, _DOUBLE)
+    pattern = mantissa | (np.uint64(power2) << _U52)
+    return decided, _bits_to_f64(pattern | _SIGN64 if negative else pattern)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _copy_quoted(at, p, end, quote, double_quote, quotes, lfs, crs, out, o):
-    """Copies the value of a quoted field (``p`` just after its opening quote).
-
-    Returns ``(position of the closing quote or -1 when the span ends first,
-    end in out, line breaks inside)``; a doubled quote is copied once.
-    """
-    breaks = 0
-    while True:
-        if p + 8 <= end:
-            word = word_at(at, p)
-            put_word_at(out, o, word)
-            k = first_of_three(word, quotes, lfs, crs)
-            p += k
-            o += k
-            if k == 8:
-                continue
-        elif p >= end:
-            return -1, o, breaks
-        c = byte_at(at, p)
-        if c == quote:
-            if double_quote and p + 1 < end and byte_at(at, p + 1) == quote:
-                put_byte_at(out, o, c)
-                o += 1
-                p += 2
-                continue
-            return p, o, breaks
-        put_byte_at(out, o, c)
+def _copy_known(at, s, e, end, out, o):
+    """Copies ``[s, e)`` of the span (which ends at ``end``) to address
+    ``out + o``, a word at a time (the output has 8 bytes of slack); returns
+    the end in out."""
+    while s < e and s + 8 <= end:
+        put_word_at(out, o, word_at(at, s))
+        s += 8
+        o += 8
+    while s < e:
+        put_byte_at(out, o, byte_at(at, s))
+        s += 1
         o += 1
-        if c == LF or (c == CR and (p + 1 >= end or byte_at(at, p + 1) != LF)):
-            breaks += 1
-        p += 1
+    return o - (s - e)  # the last word may have run past e
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -218,10 +258,71 @@ def _ends_field(t, delim, is_last):
     return (t == LF or t == CR) if is_last else t == delim
 
 
+@nb.njit(nogil=True, cache=True)
+def _closing_quote(at, p, end, quote, double_quote):
+    """``(position of the closing quote or -1 when the span ends first, line
+    breaks inside, whether a doubled quote is inside)`` for the quoted field
+    whose value starts at ``p``."""
+    breaks = 0
+    doubled = False
+    while p < end:
+        c = byte_at(at, p)
+        if c == quote:
+            if not (double_quote and p + 1 < end and byte_at(at, p + 1) == quote):
+                return p, breaks, doubled
+            doubled = True
+            p += 1
+        elif c == LF or (c == CR and (p + 1 >= end or byte_at(at, p + 1) != LF)):
+            breaks += 1
+        p += 1
+    return -1, breaks, doubled
+
+
+@nb.njit(nogil=True, cache=True)
+def _store_other(kind, slot, r, p2, iv, fv, i64, i32, f64, bits):
+    """Stores a value of a kind without an inline fast path (zero for a null)."""
+    if kind == FLOAT:
+        f64[slot, r] = fv
+    elif kind == BOOL:
+        if iv:
+            bits[slot, r >> 3] |= np.uint8(1 << (r & 7))
+    elif kind == DATE or (kind == TIME and p2 <= 1000):
+        i32[slot, r] = iv
+    elif kind != NULL:
+        i64[slot, r] = iv
+
+
+# What the record loop does with a field, per column (``_column_ops``).
+_OP_SKIP, _OP_INT64, _OP_FLOAT64, _OP_DATE32, _OP_STRING, _OP_OTHER = range(6)
+
+
+@nb.njit(nogil=True, cache=True)
+def _column_ops(ncols, kinds, slots, params, i64, i32, f64):
+    """``(ops, value addresses)`` per file column: the inline fast path an
+    unquoted field takes (``_OP_OTHER``: the general parsers and null
+    spellings), and where the column's values start. One load each per field,
+    where kind, slot and parameters would take several."""
+    ops = np.full(ncols, _OP_OTHER, dtype=np.int64)
+    addresses = np.zeros(ncols, dtype=np.int64)
+    for j in range(ncols):
+        kind, slot = kinds[j], slots[j]
+        if kind == SKIP:
+            ops[j] = _OP_SKIP
+        elif kind == SIGNED and params[j, 0] == 64:
+            ops[j], addresses[j] = _OP_INT64, i64.ctypes.data + slot * i64.strides[0]
+        elif kind == FLOAT:
+            ops[j], addresses[j] = _OP_FLOAT64, f64.ctypes.data + slot * f64.strides[0]
+        elif kind == DATE:
+            ops[j], addresses[j] = _OP_DATE32, i32.ctypes.data + slot * i32.strides[0]
+        elif kind == STRING and not params[j, 1]:
+            ops[j] = _OP_STRING
+    return ops, addresses
+
+
 @nb.njit(nogil=True, cache=True, error_model="numpy")
-def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kinds, slots, params,
-                nulls, quoted_nulls, trues, falses, i64, i32, f64, bits, offsets, data, data_stride,
-                data_used, validity, null_counts, counters):
+def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
+                trues, falses, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity, null_counts,
+                counters):
     """Parses the records of ``buf[start:end]`` (which ends at a line break).
 
     Returns ``(status, rows, line_breaks)``; ``status`` is ``OK`` or
@@ -230,202 +331,138 @@ def fused_parse(buf, start, end, ncols, delim, special, quote, double_quote, kin
     ``data_stride`` must exceed the span by 8). ``validity`` must be zeroed:
     a column's bitmap is written only once it has a null. Row capacity is
     ``validity.shape[1] * 8``.
+
+    Unquoted fields end where the next bit of a stream of field-ending bytes
+    says (:func:`_specials`, 64 bytes at a time), so finding where the next
+    field starts never waits on parsing this one's value: the processor
+    overlaps the values of several fields. A quoted field is scanned for its
+    closing quote and the stream restarts after it. Rare cases (quotes, nulls,
+    values off the fast paths) are calls, which keeps the loop small.
     """
     if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
         return GIVE_UP, 0, 0
     null_data, null_offsets, null_first, null_empty = nulls
-    at, special_at, data_at = buf.ctypes.data, special.ctypes.data, data.ctypes.data
-    delims, lfs, crs = broadcast(delim), broadcast(LF), broadcast(CR)
-    quotes = broadcast(quote)
+    null_data_at, null_offsets_at, null_count = null_data.ctypes.data, null_offsets.ctypes.data, null_offsets.shape[0] - 1
+    at, data_at = buf.ctypes.data, data.ctypes.data
     capacity = validity.shape[1] * 8
     last = ncols - 1
     pos = start
+    base, mask = start, _specials(at, start, end, delim)
+    ops, addresses = _column_ops(ncols, kinds, slots, params, i64, i32, f64)
     rows = 0
     lines = 0
     for j in range(ncols):
         null_counts[j] = 0
-    for k in range(data_used.shape[0]):
-        data_used[k] = 0
+    for k in range(offsets.shape[0]):
         offsets[k, 0] = 0
     while pos < end:
-        c = buf[pos]
+        c = byte_at(at, pos)
         if c == LF or c == CR:  # an empty line
-            pos += 2 if c == CR and pos + 1 < end and buf[pos + 1] == LF else 1
+            pos += 2 if c == CR and pos + 1 < end and byte_at(at, pos + 1) == LF else 1
             lines += 1
+            base, mask = pos, _specials(at, pos, end, delim)
             continue
         if rows >= capacity:
             return GIVE_UP, rows, lines
         r = rows
         for j in range(ncols):
-            kind = kinds[j]
-            slot = slots[j]
+            op = ops[j]
             is_last = j == last
-            field = pos
-            quoted = buf[pos] == quote
-            # ---- inline fast paths: plain values of the common types -------------------
-            if not quoted:
-                if kind == SIGNED:
-                    negative = buf[pos] == 45
-                    p, w, n = _digit_run(at, pos + negative, end, _U0)
-                    if 0 < n <= 18 and params[j, 0] == 64 and _ends_field(buf[p], delim, is_last) and not (
-                            (null_first[buf[field]] >> (p - field)) & 1 and spelled(buf, field, p, null_data, null_offsets)):
-                        v = np.int64(w)
-                        i64[slot, r] = -v if negative else v
-                        if null_counts[j]:
-                            validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                        pos = p + 1
-                        continue
-                elif kind == FLOAT:
-                    negative = buf[pos] == 45
-                    p, w, n = _digit_run(at, pos + (negative or buf[pos] == 43), end, _U0)
-                    q = 0
-                    if buf[p] == params[j, 0]:
-                        p, w, fraction = _digit_run(at, p + 1, end, w)
-                        n += fraction
-                        q = -fraction
-                    if (buf[p] | 32) == 101 and n:  # an exponent: [eE][+-]?digit{1,4}
-                        exp_negative = buf[p + 1] == 45
-                        exp_start = p + 1 + (exp_negative or buf[p + 1] == 43)
-                        p, exponent, exp_digits = _digit_run(at, exp_start, end, _U0)
-                        if not 0 < exp_digits <= 4:
-                            n = 0  # the general parser decides
-                        q += -np.int64(exponent) if exp_negative else np.int64(exponent)
-                    if 0 < n <= 19 and _ends_field(buf[p], delim, is_last) and not (
-                            (null_first[buf[field]] >> (p - field)) & 1 and spelled(buf, field, p, null_data, null_offsets)):
-                        if w <= _MAX_FAST_MANTISSA64 and -22 <= q <= 22:  # Clinger: one rounding
-                            value = np.float64(np.int64(w))
-                            value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
-                            value = -value if negative else value
-                            decided = True
+            if byte_at(at, pos) != quote:
+                s = pos
+                e, base, mask = _next_special(at, base, mask, end, delim)
+                if e < 0 or not _ends_field(byte_at(at, e), delim, is_last):
+                    return GIVE_UP, rows, lines  # another field count, or past the span
+                pos = e + 1
+                if op == _OP_SKIP:
+                    continue
+                if op == _OP_STRING:
+                    slot = slots[j]
+                    o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
+                    offsets[slot, r + 1] = o - slot * data_stride
+                    continue
+                n = e - s
+                if op != _OP_OTHER:
+                    if op == _OP_INT64:
+                        ok, v = _int_at(at, s, e, end)
+                    elif op == _OP_FLOAT64:
+                        ok, value = _float_at(at, s, e, params[j, 0])
+                    else:
+                        ok = n == 10
+                        if ok:
+                            ok, days = _date_at(at, s, e)
+                    if ok and n < 64 and (null_first[byte_at(at, s)] >> n) & 1:
+                        ok = not spelled(at, s, e, null_data_at, null_offsets_at, null_count)  # a null: the general tail
+                    if ok:
+                        if op == _OP_INT64:
+                            put_value_at(addresses[j], r << 3, v)
+                        elif op == _OP_FLOAT64:
+                            put_value_at(addresses[j], r << 3, value)
                         else:
-                            pattern, decided = _decimal_to_bits(w, q, False, _DOUBLE)
-                            value = _bits_to_f64(pattern | _SIGN64 if negative else pattern)
-                        if decided:
-                            f64[slot, r] = value
-                            if null_counts[j]:
-                                validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                            pos = p + 1
-                            continue
-                elif kind == DATE:
-                    ok, days = _date_at(buf, pos, end)
-                    if ok and _ends_field(buf[pos + 10], delim, is_last) and not (
-                            (null_first[buf[field]] >> 10) & 1 and spelled(buf, field, pos + 10, null_data, null_offsets)):
-                        i32[slot, r] = days
+                            put_value_at(addresses[j], r << 2, np.int32(days))
                         if null_counts[j]:
                             validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                        pos += 11
                         continue
-                elif kind == STRING and not params[j, 1]:
-                    base = slot * data_stride
-                    p, o = _copy_unquoted(at, pos, end, special_at, delims, lfs, crs, data_at,
-                                          base + data_used[slot])
-                    if not _ends_field(buf[p], delim, is_last):
-                        return GIVE_UP, rows, lines
-                    data_used[slot] = o - base
-                    offsets[slot, r + 1] = o - base
-                    pos = p + 1
-                    continue
-                elif kind == SKIP:
-                    p = _field_end(at, pos, special_at)
-                    if not _ends_field(buf[p], delim, is_last):
-                        return GIVE_UP, rows, lines
-                    pos = p + 1
-                    continue
-            elif kind == STRING and not (params[j, 1] and quoted_nulls):
-                base = slot * data_stride
-                p, o, breaks = _copy_quoted(at, pos + 1, end, quote, double_quote, quotes, lfs, crs, data_at,
-                                            base + data_used[slot])
-                if p < 0 or not _ends_field(buf[p + 1], delim, is_last):
+                may_be_null = True
+            else:
+                s = pos + 1
+                e, breaks, doubled = _closing_quote(at, s, end, quote, double_quote)
+                if e < 0 or not _ends_field(byte_at(at, e + 1), delim, is_last):
                     return GIVE_UP, rows, lines  # past the span, or text after the closing quote
                 lines += breaks
-                data_used[slot] = o - base
-                offsets[slot, r + 1] = o - base
-                if null_counts[j]:
-                    validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                pos = p + 2
-                continue
-            # ---- every other field: find its value, then the general parsers ------------
-            escaped = False
-            if quoted:
-                p = pos + 1
-                while True:
-                    if p >= end:
-                        return GIVE_UP, rows, lines  # the record goes on past the span
-                    c = buf[p]
-                    if c == quote:
-                        if double_quote and p + 1 < end and buf[p + 1] == quote:
-                            escaped = True
-                            p += 2
-                            continue
-                        break
-                    if c == LF or (c == CR and (p + 1 >= end or buf[p + 1] != LF)):
-                        lines += 1
-                    p += 1
-                s, e = pos + 1, p
-                p += 1
-            else:
-                p = _field_end(at, pos, special_at)
-                s, e = pos, p
-            if not _ends_field(buf[p], delim, is_last):
-                return GIVE_UP, rows, lines  # text after a quote, or another field count
-            pos = p + 1
-            if kind == SKIP:
-                continue
-            if escaped and kind != STRING:
-                return GIVE_UP, rows, lines
-            is_null = False
-            if (not quoted or quoted_nulls) and (kind != STRING or params[j, 1]):
-                if escaped:
-                    return GIVE_UP, rows, lines  # a null spelling is matched after unescaping
-                n = e - s
-                if n == 0:
-                    is_null = null_empty
-                elif n < 64 and (null_first[buf[s]] >> n) & 1:
-                    is_null = in_spelling_set(buf, s, e, nulls)
-            if is_null:
+                pos = e + 2
+                base, mask = pos, _specials(at, pos, end, delim)
+                if op == _OP_SKIP:
+                    continue
+                kind, slot = kinds[j], slots[j]
+                may_be_null = quoted_nulls
+                if doubled:  # the value is unescaped: only strings take it here
+                    if kind != STRING or (params[j, 1] and quoted_nulls):
+                        return GIVE_UP, rows, lines
+                    o = slot * data_stride + offsets[slot, r]
+                    i = s
+                    while i < e:
+                        data[o] = buf[i]
+                        o += 1
+                        i += 2 if buf[i] == quote else 1
+                    offsets[slot, r + 1] = o - slot * data_stride
+                    if null_counts[j]:
+                        validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                    continue
+            kind, slot = kinds[j], slots[j]
+            n = e - s
+            if may_be_null and (kind != STRING or params[j, 1]) and (
+                    null_empty if n == 0 else (n < 64 and (null_first[byte_at(at, s)] >> n) & 1
+                                               and spelled(at, s, e, null_data_at, null_offsets_at, null_count))):
                 if null_counts[j] == 0:
                     _mark_valid_before(validity[j], r)
                 null_counts[j] += 1
                 if kind == STRING:
-                    offsets[slot, r + 1] = data_used[slot]
-                elif kind == FLOAT:
-                    f64[slot, r] = 0.0
-                elif kind == DATE or (kind == TIME and params[j, 2] <= 1000):
-                    i32[slot, r] = 0
-                elif kind != NULL and kind != BOOL:
-                    i64[slot, r] = 0
-                continue
-            if kind == STRING:
-                o = slot * data_stride + data_used[slot]
-                i = s
-                while i < e:
-                    c = buf[i]
-                    data[o] = c
-                    o += 1
-                    i += 2 if escaped and c == quote else 1
-                data_used[slot] = o - slot * data_stride
-                offsets[slot, r + 1] = data_used[slot]
-            else:
-                ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2],
-                                          trues, falses)
-                if not ok:
-                    return GIVE_UP, rows, lines
-                if kind == FLOAT:
-                    f64[slot, r] = fv
-                elif kind == BOOL:
-                    if iv:
-                        bits[slot, r >> 3] |= np.uint8(1 << (r & 7))
-                elif kind == DATE or (kind == TIME and params[j, 2] <= 1000):
-                    i32[slot, r] = iv
+                    offsets[slot, r + 1] = offsets[slot, r]
                 else:
-                    i64[slot, r] = iv
+                    _store_other(kind, slot, r, params[j, 2], 0, 0.0, i64, i32, f64, bits)
+                continue
+            ok = False
+            if kind == STRING:
+                o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
+                offsets[slot, r + 1] = o - slot * data_stride
+                ok = True
+            if not ok:
+                ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2], trues, falses)
+                if not ok:
+                    return GIVE_UP, rows, lines  # the general path decides: widening or an error
+                _store_other(kind, slot, r, params[j, 2], iv, fv, i64, i32, f64, bits)
             if null_counts[j]:
                 validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-        # ``pos`` is one past the record's line end: a CR LF takes one more
-        if buf[pos - 1] == CR and pos < end and buf[pos] == LF:
+        # ``pos`` is one past the record's line end: a CR LF takes one more,
+        # and the LF's bit leaves the stream
+        if byte_at(at, pos - 1) == CR and pos < end and byte_at(at, pos) == LF:
             pos += 1
+            _, base, mask = _next_special(at, base, mask, end, delim)
         lines += 1
         rows += 1
+    for k in range(offsets.shape[0]):
+        data_used[k] = offsets[k, rows]
     return _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride, data_used,
                    null_counts, rows, lines, counters)
 

@@ -210,7 +210,7 @@ def _parse_fused(buf, plan, h, args, arena, scratch, res, counters):
     work = _int64s(arena, f[F_COUNTERS], N_COUNTERS)  # added only if the attempt succeeds
     work[:] = 0
     status, rows, lines = fused_parse(
-        buf, 0, buf.size, ncols, h[H_DELIM], plan[h[H_SPECIAL]: h[H_SPECIAL] + 256], h[H_QUOTE],
+        buf, 0, buf.size, ncols, h[H_DELIM], h[H_QUOTE],
         h[H_DOUBLE_QUOTE] != 0, kinds, slots, params, _spellings(plan, h, H_NULLS), h[H_QUOTED_NULLS] != 0,
         _spellings(plan, h, H_TRUES), _spellings(plan, h, H_FALSES), i64, i32, f64, bits, offsets, data, stride,
         data_used, validity, null_counts, work)

@@ -1,14 +1,14 @@
-"""SWAR ("SIMD within a register"): eight CSV bytes per 64-bit word.
+"""SWAR ("SIMD within a register"): eight CSV bytes per 64-bit word, and 64 per vector.
 
 Numba has no spelling for an unaligned 8-byte load or store, for counting
-leading or trailing zero bits, or for a 64x64 -> 128-bit product;
-one-instruction intrinsics provide them. Loads and stores go through a raw
-address, not an array: Numba wraps every array handed to a helper in atomic
-reference-count updates, which cost 18% of the float kernel's time before
-(measured with perf). On top, branch-free word tricks: where the first
-non-digit or field-ending byte lies in a word, and the value of up to eight
-ASCII digits (the multiply-and-shift reduction fast_float and simdjson use),
-so a short number costs no loop and no mispredicted loop exit.
+leading or trailing zero bits, for a 64x64 -> 128-bit product, or for a
+64-byte compare into a bit mask; one-instruction intrinsics provide them.
+Loads and stores go through a raw address, not an array: Numba wraps every
+array handed to a helper in atomic reference-count updates, which cost 18% of
+the float kernel's time before (measured with perf). On top, branch-free
+word tricks: how many leading bytes of a word are digits, and the value of up
+to eight ASCII digits (the multiply-and-shift reduction fast_float and
+simdjson use), so a short number costs no loop and no mispredicted loop exit.
 
 Bytes are little-endian: the byte at the lowest address is the word's lowest.
 """
@@ -18,19 +18,17 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-_ONES = np.uint64(0x0101010101010101)
 _HIGHS = np.uint64(0x8080808080808080)
 _ZEROS = np.uint64(0x3030303030303030)  # b"00000000"
 _SIX = np.uint64(0x7676767676767676)
 _U8 = np.uint64(8)
-_U64 = np.uint64(64)
 
 
-def _pointer(context, builder, signature, args, bits: int):
-    """``address + index`` (the first two arguments) as a pointer to a ``bits``-wide integer."""
+def _pointer(context, builder, signature, args, pointee: ir.Type):
+    """``address + index`` (the first two arguments) as a pointer to ``pointee``."""
     at = builder.add(context.cast(builder, args[0], signature.args[0], types.intp),
                      context.cast(builder, args[1], signature.args[1], types.intp))
-    return builder.inttoptr(at, ir.IntType(bits).as_pointer())
+    return builder.inttoptr(at, pointee.as_pointer())
 
 
 def _address_load(bits: int, doc: str):
@@ -41,7 +39,7 @@ def _address_load(bits: int, doc: str):
         result = types.uint64 if bits == 64 else types.uint8
 
         def codegen(context, builder, signature, args):
-            return builder.load(_pointer(context, builder, signature, args, bits), align=1)
+            return builder.load(_pointer(context, builder, signature, args, ir.IntType(bits)), align=1)
 
         return result(address, index), codegen
 
@@ -61,7 +59,7 @@ def _address_store(bits: int, doc: str):
 
         def codegen(context, builder, signature, args):
             value = builder.trunc(args[2], ir.IntType(bits)) if signature.args[2].bitwidth > bits else args[2]
-            builder.store(value, _pointer(context, builder, signature, args, bits), align=1)
+            builder.store(value, _pointer(context, builder, signature, args, ir.IntType(bits)), align=1)
             return context.get_dummy_value()
 
         return types.void(address, index, value), codegen
@@ -72,6 +70,50 @@ def _address_store(bits: int, doc: str):
 
 put_word_at = _address_store(64, "Writes a uint64 to the 8 bytes at ``address + index``.")
 put_byte_at = _address_store(8, "Writes the low byte of an integer to ``address + index``.")
+
+
+@intrinsic
+def put_value_at(typingctx, address, index, value):
+    """Writes ``value`` in its own type and width (8 bytes for an int64 or a
+    float64, 4 for an int32) to ``address + index``."""
+    if not (isinstance(address, types.Integer) and isinstance(index, types.Integer)
+            and isinstance(value, (types.Integer, types.Float))):
+        return None
+
+    def codegen(context, builder, signature, args):
+        pointer = _pointer(context, builder, signature, args, context.get_value_type(signature.args[2]))
+        builder.store(args[2], pointer, align=1)
+        return context.get_dummy_value()
+
+    return types.void(address, index, value), codegen
+
+
+@intrinsic
+def equal_mask64(typingctx, address, index, a, b, c):
+    """Bit ``i`` set where the byte at ``address + index + i`` (``i`` < 64)
+    equals the low byte of ``a``, ``b`` or ``c``.
+
+    One 64-byte vector load and three compares: LLVM lowers the ``<64 x i1>``
+    result to a mask register (AVX-512) or byte-mask moves (AVX2, SSE2), so
+    field ends are found without a loop per byte. All 64 bytes must be readable.
+    """
+    if not all(isinstance(t, types.Integer) for t in (address, index, a, b, c)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        lanes = ir.VectorType(ir.IntType(8), 64)
+        data = builder.load(_pointer(context, builder, signature, args, lanes), align=1)
+        found = None
+        for arg in args[2:]:
+            one = builder.insert_element(ir.Constant(lanes, ir.Undefined), builder.trunc(arg, ir.IntType(8)),
+                                         ir.Constant(ir.IntType(32), 0))
+            splat = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined),
+                                           ir.Constant(ir.VectorType(ir.IntType(32), 64), [0] * 64))
+            equal = builder.icmp_unsigned("==", data, splat)
+            found = equal if found is None else builder.or_(found, equal)
+        return builder.bitcast(found, ir.IntType(64))
+
+    return types.uint64(address, index, a, b, c), codegen
 
 
 def _bit_count_intrinsic(llvm_op: str, doc: str):
@@ -136,22 +178,3 @@ def digits_value(word, n):
     t = (((t & np.uint64(0x000000FF000000FF)) * np.uint64(0x000F424000000064))
          + (((t >> np.uint64(16)) & np.uint64(0x000000FF000000FF)) * np.uint64(0x0000271000000001)))
     return np.int64(t >> np.uint64(32))
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def first_of_three(word, a, b, c):
-    """Index (0-8) of the first byte of ``word`` equal to ``a``, ``b`` or ``c``
-    (each a byte value broadcast to all 8 bytes by multiplying with 0x0101...)."""
-    x, y, z = word ^ a, word ^ b, word ^ c
-    found = ((x - _ONES) & ~x) | ((y - _ONES) & ~y) | ((z - _ONES) & ~z)
-    return np.int64(ctz64(found & _HIGHS) >> np.uint64(3))
-
-
-@nb.njit(nogil=True, cache=True)
-def broadcast(byte):
-    """``byte`` (its low 8 bits) in all eight bytes of a word.
-
-    >>> hex(int(broadcast(ord(","))))
-    '0x2c2c2c2c2c2c2c2c'
-    """
-    return _ONES * np.uint64(byte & 0xFF)

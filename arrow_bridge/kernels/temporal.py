@@ -10,6 +10,8 @@
 import numba as nb
 import numpy as np
 
+from arrow_bridge.kernels.swar import byte_at
+
 SECONDS_PER_DAY = 86400
 
 
@@ -63,18 +65,20 @@ _YEAR_START, _DAYS_BEFORE_MONTH, _MONTH_LENGTH = _calendar_tables()
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _digit(src, i):
-    """The digit at ``src[i]`` (0-9), or a value above 9 for any other byte."""
-    return np.uint64(src[i]) - np.uint64(48)
+def _digit(at, i):
+    """The digit at address ``at + i`` (0-9), or a value above 9 for any other byte."""
+    return np.uint64(byte_at(at, i)) - np.uint64(48)
 
 
-@nb.njit(nogil=True, cache=True)
-def _date_at(src, pos, end):
-    """``(ok, days)`` for ``YYYY-MM-DD`` starting at ``pos`` (needs 10 bytes)."""
-    if end - pos < 10 or src[pos + 4] != 45 or src[pos + 7] != 45:
+@nb.njit(nogil=True, cache=True, inline="always")
+def _date_at(at, pos, end):
+    """``(ok, days)`` for ``YYYY-MM-DD`` at ``pos`` of the buffer at address
+    ``at`` (an address, not an array: the fused kernel calls this per field,
+    and an array argument costs reference counting per call)."""
+    if end - pos < 10 or byte_at(at, pos + 4) != 45 or byte_at(at, pos + 7) != 45:
         return False, 0
-    y0, y1, y2, y3 = _digit(src, pos), _digit(src, pos + 1), _digit(src, pos + 2), _digit(src, pos + 3)
-    m0, m1, d0, d1 = _digit(src, pos + 5), _digit(src, pos + 6), _digit(src, pos + 8), _digit(src, pos + 9)
+    y0, y1, y2, y3 = _digit(at, pos), _digit(at, pos + 1), _digit(at, pos + 2), _digit(at, pos + 3)
+    m0, m1, d0, d1 = _digit(at, pos + 5), _digit(at, pos + 6), _digit(at, pos + 8), _digit(at, pos + 9)
     if max(y0, y1, y2, y3, m0, m1, d0, d1) > 9:
         return False, 0
     y = np.int64(y0 * 1000 + y1 * 100 + y2 * 10 + y3)
@@ -94,7 +98,7 @@ def parse_date(src, start, end):
     start, end = trim(src, start, end)
     if end - start != 10:
         return False, 0
-    return _date_at(src, start, end)
+    return _date_at(src.ctypes.data, start, end)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -181,7 +185,7 @@ def _zone(src, pos, end):
 @nb.njit(nogil=True, cache=True)
 def parse_timestamp(src, start, end):
     """``(ok, seconds since epoch in UTC, nanos, fraction_digits, has_zone)``."""
-    ok, days = _date_at(src, start, end)
+    ok, days = _date_at(src.ctypes.data, start, end)
     if not ok:
         return False, 0, 0, 0, False
     pos = start + 10

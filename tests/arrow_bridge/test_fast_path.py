@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import random
 
+import numba
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 import arrow_bridge
 from arrow_bridge import fast_path
-from arrow_bridge.kernels.swar import broadcast, digits_value, first_of_three, leading_digits
+from arrow_bridge.kernels.swar import digits_value, equal_mask64, leading_digits
 from arrow_bridge.converters import ValueRules
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.options import CsvOptions
@@ -96,6 +97,21 @@ def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
     (b"n,m\n,\n,\n", {}),
     (b"x\n0x1F\n 12 \n", {"column_types": {"x": pa.int8()}}),
     (b"x,y\n" + b"".join(b"%d,%s\n" % (i, b"word" * (i % 7)) for i in range(3000)), {}),
+    # values whose first byte and length match a null spelling (1.#QNAN, -1.#QNAN) but are numbers
+    (b"i,f\n1234567,1234.56\n-1234567,-1234.5\n1,1.#QNAN\n", {}),
+    # more than 19 digits with the leading zeros; 17-18 digit integers; signs
+    (b"i,f\n12345678901234567,0.0000023589830885152754\n-123456789012345678,-0.000000000000000000001\n"
+     b"+5,0.00000000000000000000000000000000000000000000000000000000000000000000001\n-0,1e22\n", {}),
+    # quoted numbers, quoted and unquoted strings, fields longer than 64 bytes, CRLF and empty lines:
+    # the stream of field ends restarts after each quoted field
+    (b"i,s,f,t\r\n" + b"".join(
+        b'%s,%s,%s,%s\r\n%s' % (b'"%d"' % i if i % 5 == 0 else b"%d" % i,
+                                 b'"q,%d ""x"""' % i if i % 3 == 0 else b"u" * (i % 90),
+                                 b'"%d.25"' % i if i % 7 == 0 else b"%d.5" % i,
+                                 b"t" * (i % 70), b"\r\n" if i % 11 == 0 else b"")
+        for i in range(2000)), {}),
+    (b"a,b,c\n" + b"".join(b'%d,"%s",%d\n' % (i, b"z" * (i % 80), i) for i in range(500)),
+     {"include_columns": ["a", "c"]}),
 ])
 def test_fast_path_equals_the_general_path(monkeypatch, data, options):
     _assert_same_as_general(monkeypatch, data, **options)
@@ -179,9 +195,14 @@ def test_leading_digits_and_their_value(text):
         assert digits_value(_word(text), n) == int(text[:n])
 
 
-@given(st.binary(min_size=8, max_size=8), st.sampled_from([b",", b";", b"\t", b"|"]))
-def test_first_of_three(text, delimiter):
-    hits = [i for i, c in enumerate(text) if c in (delimiter[0], 10, 13)]
-    words = (np.uint64(broadcast(c)) for c in (delimiter[0], 10, 13))  # Python gets an int back
-    assert first_of_three(_word(text), *words) == (
-        hits[0] if hits else 8)
+@numba.njit
+def _mask_at(buf, index, a, b, c):
+    return equal_mask64(buf.ctypes.data, index, a, b, c)
+
+
+@given(st.binary(min_size=64, max_size=100), st.data(), st.sampled_from([b",", b";", b"\t", b"|"]))
+def test_equal_mask64_flags_every_field_end_in_64_bytes(text, data, delimiter):
+    index = data.draw(st.integers(0, len(text) - 64))
+    expected = sum(1 << i for i in range(64) if text[index + i] in (delimiter[0], 10, 13))
+    buf = np.frombuffer(text, np.uint8).copy()
+    assert int(_mask_at(buf, np.int64(index), np.int64(delimiter[0]), np.int64(10), np.int64(13))) == expected
