@@ -442,12 +442,10 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                 else:
                     _store_other(kind, slot, r, params[j, 2], 0, 0.0, i64, i32, f64, bits)
                 continue
-            ok = False
             if kind == STRING:
                 o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
                 offsets[slot, r + 1] = o - slot * data_stride
-                ok = True
-            if not ok:
+            else:
                 ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2], trues, falses)
                 if not ok:
                     return GIVE_UP, rows, lines  # the general path decides: widening or an error

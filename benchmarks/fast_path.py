@@ -1,0 +1,97 @@
+"""Single-core speed of the one-pass kernel alone, beside the general path.
+
+Usage::
+
+    python -m benchmarks.fast_path [--mb 32] [--repeat 5] [--datasets lineitem,edges,floats]
+
+For each generated dataset (``benchmarks.datasets``) it takes the first ``--mb``
+megabytes, cut after a line break, into memory, and times in one thread:
+
+* ``fused``: :meth:`arrow_bridge.fast_path.FastPlan.parse` on that span, at the
+  column types ``arrow_bridge.read_csv`` infers (what the reader runs on every
+  span once the types are known: the kernel, its output arrays and their
+  wrapping as Arrow arrays);
+* ``general``: ``arrow_bridge.read_csv(n_threads=1)`` on the same bytes as one
+  block, types inferred: the first block always takes the general path
+  (tokenize, then convert column by column);
+* ``pyarrow``: ``pyarrow.csv.read_csv`` with ``use_threads=False``, for reference.
+
+Best of ``--repeat``, MB/s (10^6 bytes). Output arrays are freed between runs,
+so the allocator hands the same pages back: first-touch page faults, which a
+whole-file read pays, are left out of all three.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import time
+from typing import Callable
+
+import numpy as np
+import pyarrow.csv as pacsv
+
+import arrow_bridge
+from arrow_bridge.converters import ValueRules
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.fast_path import FastPlan, row_capacity_hint
+from arrow_bridge.kernels.status import empty_counters
+from arrow_bridge.kernels.tokenizer import last_line_break_end
+from arrow_bridge.options import CsvOptions
+from benchmarks import datasets
+from benchmarks.common import MB
+
+
+def best_seconds(run: Callable[[], object], repeat: int) -> float:
+    """The fastest of ``repeat`` timed calls, after one untimed warm-up call."""
+    run()
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def measure(path, nbytes: int, repeat: int) -> dict[str, float]:
+    """MB/s of the fused kernel, the general path and pyarrow on one in-memory span of ``path``."""
+    raw = np.fromfile(path, dtype=np.uint8, count=nbytes)
+    text = raw[: last_line_break_end(raw, 0, len(raw))].tobytes()
+    header_end = text.index(b"\n") + 1
+    span = np.frombuffer(text, np.uint8)[header_end:].copy()
+    types = arrow_bridge.read_csv(io.BytesIO(text), nrows=10_000).schema.types
+    opts = CsvOptions()
+    plan = FastPlan.build(len(types), list(enumerate(types)), ValueRules.from_options(opts),
+                          Dialect.from_options(opts))
+    first = plan.parse(span, row_capacity_hint(len(span), len(types), 0.0), empty_counters())
+    if first is None:
+        raise RuntimeError(f"{path}: the fused kernel gave up on the span")
+    capacity = row_capacity_hint(len(span), len(types), first[0] / len(span))  # as the reader sizes it
+    general = best_seconds(lambda: arrow_bridge.read_csv(io.BytesIO(text), n_threads=1, block_size=len(text) + 1),
+                           repeat)
+    return {
+        "fused": len(span) / best_seconds(lambda: plan.parse(span, capacity, empty_counters()), repeat) / MB,
+        "general": len(span) / general / MB,
+        "pyarrow": len(span) / best_seconds(lambda: pacsv.read_csv(
+            io.BytesIO(text), read_options=pacsv.ReadOptions(use_threads=False)), repeat) / MB,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=float, default=32, help="bytes of each file parsed in memory")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--datasets", default=",".join(datasets.KINDS))
+    args = parser.parse_args()
+    print(f"one thread, first {args.mb:g} MB in memory, best of {args.repeat} (MB/s)")
+    print(f"{'dataset':<10}{'fused':>8}{'general':>9}{'pyarrow':>9}{'fused/general':>15}")
+    for kind in args.datasets.split(","):
+        path = datasets.default_path(kind)
+        if not path.exists():
+            print(f"{kind:<10}  missing: python -m benchmarks.datasets {kind}")
+            continue
+        r = measure(path, int(args.mb * MB), args.repeat)
+        print(f"{kind:<10}{r['fused']:>8.0f}{r['general']:>9.0f}{r['pyarrow']:>9.0f}{r['fused'] / r['general']:>14.2f}x")
+
+
+if __name__ == "__main__":
+    main()
