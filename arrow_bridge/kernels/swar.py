@@ -16,6 +16,7 @@ import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 _HIGHS = np.uint64(0x8080808080808080)
@@ -114,6 +115,120 @@ def equal_mask64(typingctx, address, index, a, b, c):
         return builder.bitcast(found, ir.IntType(64))
 
     return types.uint64(address, index, a, b, c), codegen
+
+
+_BYTES32 = ir.VectorType(ir.IntType(8), 32)
+_I16X16 = ir.VectorType(ir.IntType(16), 16)
+_I32X8 = ir.VectorType(ir.IntType(32), 8)
+
+
+def _lane_indices(lanes):
+    return ir.Constant(ir.VectorType(ir.IntType(32), len(lanes)), list(lanes))
+
+
+def _splat32(builder, value):
+    """A 32-byte vector of the low byte of ``value`` (an LLVM integer)."""
+    one = builder.insert_element(ir.Constant(_BYTES32, ir.Undefined), builder.trunc(value, ir.IntType(8)),
+                                 ir.Constant(ir.IntType(32), 0))
+    return builder.shuffle_vector(one, ir.Constant(_BYTES32, ir.Undefined), _lane_indices([0] * 32))
+
+
+def _bits32(builder, lanes):
+    """A ``<32 x i1>`` as the low 32 bits of a uint64."""
+    return builder.zext(builder.bitcast(lanes, ir.IntType(32)), ir.IntType(64))
+
+
+@intrinsic
+def number_masks32(typingctx, address, index, decimal):
+    """``(non-digits, decimal points, exponent letters)``: bit ``i`` of each is
+    set where the byte at ``address + index + i`` (``i`` < 32) is not an ASCII
+    digit, is the low byte of ``decimal``, is ``e`` or ``E``.
+
+    One 32-byte vector load and three compares: the shape of a number (where
+    its point and exponent are) without a loop. All 32 bytes must be readable.
+    """
+    if not all(isinstance(t, types.Integer) for t in (address, index, decimal)):
+        return None
+    result = types.UniTuple(types.uint64, 3)
+
+    def codegen(context, builder, signature, args):
+        data = builder.load(_pointer(context, builder, signature, args, _BYTES32), align=1)
+        non_digit = builder.icmp_unsigned(">", builder.sub(data, ir.Constant(_BYTES32, [48] * 32)),
+                                          ir.Constant(_BYTES32, [9] * 32))
+        point = builder.icmp_unsigned("==", data, _splat32(builder, args[2]))
+        letter = builder.icmp_unsigned("==", builder.or_(data, ir.Constant(_BYTES32, [32] * 32)),
+                                       ir.Constant(_BYTES32, [101] * 32))
+        return context.make_tuple(builder, result, [_bits32(builder, m) for m in (non_digit, point, letter)])
+
+    return result(address, index, decimal), codegen
+
+
+def _has_avx2(context) -> bool:
+    # Numba compiles for the host CPU (or NUMBA_CPU_NAME/FEATURES); its target
+    # features say whether AVX2's multiply-add instructions may be emitted.
+    return "+avx2" in getattr(context.codegen(), "_tm_features", "").split(",")
+
+
+def _multiply_add_pairs(builder, values, weights, wide: ir.VectorType, avx2: str | None):
+    """``values[2i] * weights[2i] + values[2i + 1] * weights[2i + 1]`` per lane
+    of ``wide`` (half as many lanes, twice as wide): one AVX2 instruction where
+    there is one, else LLVM's generic vector ops."""
+    if avx2 is not None:
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(wide, [values.type, values.type]), avx2)
+        return builder.call(fn, [values, weights])
+    lanes = wide.count
+    wide_values = builder.zext(values, ir.VectorType(wide.element, 2 * lanes))
+    products = builder.mul(wide_values, builder.zext(weights, wide_values.type))
+    return builder.add(builder.shuffle_vector(products, products, _lane_indices(range(0, 2 * lanes, 2))),
+                       builder.shuffle_vector(products, products, _lane_indices(range(1, 2 * lanes, 2))))
+
+
+@intrinsic
+def digits_value32(typingctx, address, end, count, skip):
+    """The value of the ``count`` (0-19) ASCII digits that end at ``address +
+    end``, leaving out one byte (a decimal point) at lane ``skip`` of the 32
+    bytes before ``end`` (``skip`` < 0: none). The caller has checked that they
+    are digits; the 32 bytes before ``end`` must be readable.
+
+    One vector load: bytes before the point move up one lane to close the
+    gap, lanes before the digits are zeroed, then pairs, quads and octets are
+    combined by multiply-add (fast_float's and simdjson's reduction, 32 lanes
+    at once), and three octets by two scalar multiplies.
+    """
+    if not all(isinstance(t, types.Integer) for t in (address, end, count, skip)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        at, end, count, skip = (context.cast(builder, a, t, types.int64) for a, t in zip(args, signature.args))
+        pointer = builder.inttoptr(builder.add(at, builder.sub(end, ir.Constant(i64, 32))), _BYTES32.as_pointer())
+        data = builder.load(pointer, align=1)
+        lane = ir.Constant(_BYTES32, list(range(32)))
+        before_point = builder.icmp_signed("<=", lane, _splat32(builder, builder.select(
+            builder.icmp_signed("<", skip, ir.Constant(i64, 0)), ir.Constant(i64, -1), skip)))
+        closed = builder.select(before_point, builder.shuffle_vector(data, data, _lane_indices([0, *range(31)])), data)
+        in_number = builder.icmp_signed(">=", lane, _splat32(builder, builder.sub(ir.Constant(i64, 32), count)))
+        digits = builder.select(in_number, builder.sub(closed, ir.Constant(_BYTES32, [48] * 32)),
+                                ir.Constant(_BYTES32, [0] * 32))
+        avx2 = _has_avx2(context)
+        pairs = _multiply_add_pairs(builder, digits, ir.Constant(_BYTES32, [10, 1] * 16), _I16X16,
+                                    "llvm.x86.avx2.pmadd.ub.sw" if avx2 else None)
+        quads = _multiply_add_pairs(builder, pairs, ir.Constant(_I16X16, [100, 1] * 8), _I32X8,
+                                    "llvm.x86.avx2.pmadd.wd" if avx2 else None)
+        quad_pairs = ir.VectorType(ir.IntType(32), 4)
+        octets = builder.add(
+            builder.mul(builder.shuffle_vector(quads, quads, _lane_indices([0, 2, 4, 6])),
+                        ir.Constant(quad_pairs, [10_000] * 4)),
+            builder.shuffle_vector(quads, quads, _lane_indices([1, 3, 5, 7])))
+
+        def octet(i):
+            return builder.zext(builder.extract_element(octets, ir.Constant(ir.IntType(32), i)), i64)
+
+        # 19 digits fill lanes 13-31: octet 0 is zero, octet 1 holds at most three digits
+        return builder.add(builder.add(builder.mul(octet(1), ir.Constant(i64, 10**16)),
+                                       builder.mul(octet(2), ir.Constant(i64, 10**8))), octet(3))
+
+    return types.uint64(address, end, count, skip), codegen
 
 
 def _bit_count_intrinsic(llvm_op: str, doc: str):
