@@ -31,8 +31,6 @@ from arrow_bridge.kernels.tokenizer import NO_CHAR
 
 # Storage classes: the kernel's 2-D output arrays.
 _I64, _I32, _F64, _BITS, _STR = range(5)
-_NO_SLOTS = {np.int64: np.empty((0, 0), np.int64), np.int32: np.empty((0, 0), np.int32),
-             np.float64: np.empty((0, 0), np.float64)}
 
 
 @dataclass(frozen=True)
@@ -114,14 +112,21 @@ class FastPlan:
 
     def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
               ) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
-        """``(rows, line_breaks, {file column: array})``, or None when the kernel gave up."""
-        out = self.allocate(row_capacity, len(buf))
-        scratch_counters = np.zeros_like(counters)
+        """``(rows, line_breaks, {file column: array})``, or None when the kernel
+        gave up. A span with more rows than ``row_capacity`` (an estimate) is
+        parsed again with room for the most it can hold."""
         d, rules = self.dialect, self.rules
-        status, rows, lines = fused_parse(
-            buf, 0, len(buf), self.ncols, np.int64(d.delimiter), np.int64(d.quote), d.double_quote,
-            self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
-            *out, scratch_counters)
+        most = row_capacity_hint(len(buf), self.ncols, 0.0)
+        while True:
+            out = self.allocate(row_capacity, len(buf))
+            scratch_counters = np.zeros_like(counters)
+            status, rows, lines = fused_parse(
+                buf, 0, len(buf), self.ncols, np.int64(d.delimiter), np.int64(d.quote), d.double_quote,
+                self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
+                *out, scratch_counters)
+            if status == S.OK or rows < fused_capacity(row_capacity) or row_capacity >= most:
+                break
+            row_capacity = most
         if status != S.OK:
             return None
         counters += scratch_counters
@@ -132,9 +137,9 @@ class FastPlan:
         this thread's workspace: :meth:`wrap` copies them out)."""
         capacity = fused_capacity(row_capacity)
         n_i64, n_i32, n_f64, n_bits, n_str = self.counts
-        i64 = np.empty((n_i64, capacity), np.int64) if n_i64 else _NO_SLOTS[np.int64]
-        i32 = np.empty((n_i32, capacity), np.int32) if n_i32 else _NO_SLOTS[np.int32]
-        f64 = np.empty((n_f64, capacity), np.float64) if n_f64 else _NO_SLOTS[np.float64]
+        i64 = np.empty((n_i64, capacity), np.int64)
+        i32 = np.empty((n_i32, capacity), np.int32)
+        f64 = np.empty((n_f64, capacity), np.float64)
         bits = np.zeros((n_bits, capacity // 8), np.uint8)
         offsets = np.empty((n_str, capacity + 1), np.int32)
         stride = data_stride(span_bytes)

@@ -213,7 +213,8 @@ def _float_at(at, s, e, decimal):
     bytes (those before the exponent, if any) give the digits' value
     (:func:`swar.digits_value32`): no loop, and no branch on how many digits
     there are, so the processor overlaps consecutive values (the float
-    matrix: 877 vs 692 MB/s on one core with digit runs). Fields over 32
+    matrix, ``benchmarks.fast_path`` when this was written: 877 vs 692 MB/s
+    with digit runs). Fields over 32
     bytes, more than 19 digits, and fields in the buffer's first 32 bytes
     (the load would start before it) go through :func:`_float_in_runs`."""
     n = e - s
@@ -246,16 +247,10 @@ def _float_at(at, s, e, decimal):
         exponent = digits_value(word_at(at, e - 8) >> (np.uint64(8 - exp_digits) << np.uint64(3)), exp_digits)
         q += -exponent if exp_sign == 45 else exponent
         w = digits_value32(at, s + mantissa_end, count, point_at + 32 - mantissa_end if has_point else -1)
-    # Clinger's one rounding is exact for w < 2**53 and cheaper than Eisel-Lemire. Testing the
-    # digit count rather than w: a column's values mostly have one count, so the branch predicts
-    # well (the float matrix's 16-17 digit values: 877 MB/s, testing w: 724).
-    if count <= 15 and -22 <= q <= 22:
-        value = np.float64(np.int64(w))
-        value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
-        return True, -value if first == 45 else value
-    mantissa, power2, decided = _eisel_lemire(q, w, _DOUBLE)
-    pattern = mantissa | (np.uint64(power2) << _U52)
-    return decided, _bits_to_f64(pattern | _SIGN64 if first == 45 else pattern)
+    # Testing the digit count rather than w < 2**53: a column's values mostly have one count, so
+    # the branch predicts well (the float matrix's 16-17 digit values, benchmarks.fast_path when
+    # this was written: 877 MB/s, testing w: 724).
+    return _decimal_to_float(w, q, count <= 15, first == 45)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -284,7 +279,15 @@ def _float_in_runs(at, s, e, decimal):
         q += -np.int64(exponent) if exp_negative else np.int64(exponent)
     if not (0 < n <= 19 and p == e):
         return False, 0.0
-    if w <= _MAX_FAST_MANTISSA64 and -22 <= q <= 22:  # Clinger: one rounding
+    return _decimal_to_float(w, q, w <= _MAX_FAST_MANTISSA64, negative)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _decimal_to_float(w, q, below_2_53, negative):
+    """``(decided, ±w * 10**q)`` correctly rounded: Clinger's one rounding
+    where it is exact (``below_2_53``: the caller knows ``w < 2**53``) and
+    cheaper, else Eisel-Lemire."""
+    if below_2_53 and -22 <= q <= 22:
         value = np.float64(np.int64(w))
         value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
         return True, -value if negative else value

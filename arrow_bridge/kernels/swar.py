@@ -23,6 +23,9 @@ _HIGHS = np.uint64(0x8080808080808080)
 _ZEROS = np.uint64(0x3030303030303030)  # b"00000000"
 _SIX = np.uint64(0x7676767676767676)
 _U8 = np.uint64(8)
+_BYTES32 = ir.VectorType(ir.IntType(8), 32)
+_I16X16 = ir.VectorType(ir.IntType(16), 16)
+_I32X8 = ir.VectorType(ir.IntType(32), 8)
 
 
 def _pointer(context, builder, signature, args, pointee: ir.Type):
@@ -89,6 +92,19 @@ def put_value_at(typingctx, address, index, value):
     return types.void(address, index, value), codegen
 
 
+def _lane_indices(lanes):
+    return ir.Constant(ir.VectorType(ir.IntType(32), len(lanes)), list(lanes))
+
+
+def _splat(builder, value, lanes: ir.VectorType | None = None):
+    """A byte vector (32 bytes unless ``lanes`` says) of the low byte of
+    ``value``, an LLVM integer."""
+    lanes = lanes or _BYTES32
+    one = builder.insert_element(ir.Constant(lanes, ir.Undefined), builder.trunc(value, ir.IntType(8)),
+                                 ir.Constant(ir.IntType(32), 0))
+    return builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), _lane_indices([0] * lanes.count))
+
+
 @intrinsic
 def equal_mask64(typingctx, address, index, a, b, c):
     """Bit ``i`` set where the byte at ``address + index + i`` (``i`` < 64)
@@ -106,31 +122,11 @@ def equal_mask64(typingctx, address, index, a, b, c):
         data = builder.load(_pointer(context, builder, signature, args, lanes), align=1)
         found = None
         for arg in args[2:]:
-            one = builder.insert_element(ir.Constant(lanes, ir.Undefined), builder.trunc(arg, ir.IntType(8)),
-                                         ir.Constant(ir.IntType(32), 0))
-            splat = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined),
-                                           ir.Constant(ir.VectorType(ir.IntType(32), 64), [0] * 64))
-            equal = builder.icmp_unsigned("==", data, splat)
+            equal = builder.icmp_unsigned("==", data, _splat(builder, arg, lanes))
             found = equal if found is None else builder.or_(found, equal)
         return builder.bitcast(found, ir.IntType(64))
 
     return types.uint64(address, index, a, b, c), codegen
-
-
-_BYTES32 = ir.VectorType(ir.IntType(8), 32)
-_I16X16 = ir.VectorType(ir.IntType(16), 16)
-_I32X8 = ir.VectorType(ir.IntType(32), 8)
-
-
-def _lane_indices(lanes):
-    return ir.Constant(ir.VectorType(ir.IntType(32), len(lanes)), list(lanes))
-
-
-def _splat32(builder, value):
-    """A 32-byte vector of the low byte of ``value`` (an LLVM integer)."""
-    one = builder.insert_element(ir.Constant(_BYTES32, ir.Undefined), builder.trunc(value, ir.IntType(8)),
-                                 ir.Constant(ir.IntType(32), 0))
-    return builder.shuffle_vector(one, ir.Constant(_BYTES32, ir.Undefined), _lane_indices([0] * 32))
 
 
 def _bits32(builder, lanes):
@@ -155,7 +151,7 @@ def number_masks32(typingctx, address, index, decimal):
         data = builder.load(_pointer(context, builder, signature, args, _BYTES32), align=1)
         non_digit = builder.icmp_unsigned(">", builder.sub(data, ir.Constant(_BYTES32, [48] * 32)),
                                           ir.Constant(_BYTES32, [9] * 32))
-        point = builder.icmp_unsigned("==", data, _splat32(builder, args[2]))
+        point = builder.icmp_unsigned("==", data, _splat(builder, args[2]))
         letter = builder.icmp_unsigned("==", builder.or_(data, ir.Constant(_BYTES32, [32] * 32)),
                                        ir.Constant(_BYTES32, [101] * 32))
         return context.make_tuple(builder, result, [_bits32(builder, m) for m in (non_digit, point, letter)])
@@ -204,10 +200,10 @@ def digits_value32(typingctx, address, end, count, skip):
         pointer = builder.inttoptr(builder.add(at, builder.sub(end, ir.Constant(i64, 32))), _BYTES32.as_pointer())
         data = builder.load(pointer, align=1)
         lane = ir.Constant(_BYTES32, list(range(32)))
-        before_point = builder.icmp_signed("<=", lane, _splat32(builder, builder.select(
+        before_point = builder.icmp_signed("<=", lane, _splat(builder, builder.select(
             builder.icmp_signed("<", skip, ir.Constant(i64, 0)), ir.Constant(i64, -1), skip)))
         closed = builder.select(before_point, builder.shuffle_vector(data, data, _lane_indices([0, *range(31)])), data)
-        in_number = builder.icmp_signed(">=", lane, _splat32(builder, builder.sub(ir.Constant(i64, 32), count)))
+        in_number = builder.icmp_signed(">=", lane, _splat(builder, builder.sub(ir.Constant(i64, 32), count)))
         digits = builder.select(in_number, builder.sub(closed, ir.Constant(_BYTES32, [48] * 32)),
                                 ir.Constant(_BYTES32, [0] * 32))
         avx2 = _has_avx2(context)

@@ -126,6 +126,16 @@ def test_fast_path_equals_the_general_path(monkeypatch, data, options):
     _assert_same_as_general(monkeypatch, data, **options)
 
 
+def test_a_span_denser_than_its_row_estimate_is_parsed_again_with_room():
+    opts = CsvOptions()
+    plan = fast_path.FastPlan.build(2, [(0, pa.int64()), (1, pa.string())], ValueRules.from_options(opts),
+                                    Dialect.from_options(opts))
+    body = np.frombuffer(b"".join(b"%d,s%d\n" % (i, i) for i in range(100)), np.uint8).copy()
+    rows, lines, arrays = plan.parse(body, 8, np.zeros(11, np.int64))
+    assert (rows, lines) == (100, 100)
+    assert arrays[0].to_pylist() == list(range(100)) and arrays[1].to_pylist()[-1] == "s99"
+
+
 @pytest.mark.parametrize("data", [
     b"x,y\n1,2,3\n",  # too many fields
     b"x,y\n1\n",  # too few
