@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 _MAX_ATTEMPTS = 3
 # Device failures the host recovers from by reading the raw pages and parsing them.
-_RAW_FALLBACK = (Status.IO_ERROR, Status.APP_ERROR, Status.RETURNED_RAW, Status.TIMEOUT)
+_RAW_FALLBACK = (Status.IO_ERROR, Status.APP_ERROR, Status.RETURNED_RAW)  # a TIMEOUT is resubmitted
 _OUT_CODES = {np.dtype(t): code for t, code in (
     (np.uint8, A.OUT_U8), (np.int8, A.OUT_I8), (np.int16, A.OUT_I16), (np.int32, A.OUT_I32),
     (np.int64, A.OUT_I64), (np.uint16, A.OUT_U16), (np.uint32, A.OUT_U32), (np.uint64, A.OUT_U64),
@@ -140,14 +140,12 @@ def column_specs(reader: "CsvReader") -> list[Optional[ConversionSpec]]:
     return [conversion_spec(p.type, reader.rules) if p.type is not None else None for p in reader.plans]
 
 
-def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
-                estimate: Optional["_Estimate"] = None,
-                specs: Optional[list[Optional[ConversionSpec]]] = None,
-                rungs: Optional[tuple[int, ...]] = None, fast: Optional[FastPlan] = None,
+def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader", estimate: Optional["_Estimate"],
+                specs: list[Optional[ConversionSpec]], rungs: tuple[int, ...], fast: Optional[FastPlan],
                 fused_only: bool = False) -> _Layout:
-    """Args and buffer sizes for a task of ``length`` text bytes, inferred
-    columns starting at ``rungs`` (default: the reader's hints), with a fused
-    attempt by ``fast`` first when given.
+    """Args and buffer sizes for a task of ``length`` text bytes, columns of
+    ``specs`` (None: inferred, starting at ``rungs``), with a fused attempt by
+    ``fast`` first when given.
 
     Without an estimate the capacities cover any input (every record holds
     at least ``ncols`` bytes; strings never outgrow their text). With one they
@@ -159,7 +157,6 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
     fused kernel gives up on then comes back OUT_OF_SPACE too.
     """
     ncols = len(reader.names)
-    rungs = tuple(reader.hints) if rungs is None else rungs
     capacity = length // ncols + 1
     if estimate is not None:
         capacity = min(capacity, estimate.rows(length))
@@ -167,7 +164,7 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
     header = arena = _align(8 * (A.RESULT_WORDS + A.R_COL * len(reader.plans)))
     args[A.A_BAD_ROWS], arena = arena, arena + 16 * A.BAD_ROWS_KEPT
     bitmap = _align((capacity + 7) // 8)
-    for j, spec in enumerate(column_specs(reader) if specs is None else specs):
+    for j, spec in enumerate(specs):
         # Regions only as wide as the column's type needs (an inferred column: any rung's).
         strings = spec is None or spec.kind == STRINGS
         width = 8 if spec is None or spec.kind == STRINGS and spec.large else (
@@ -179,7 +176,7 @@ def task_layout(length: int, skip: int, at_eof: bool, reader: "CsvReader",
             arena += bitmap
         room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
         data = arena
-        arena += _align(room) if strings else 0
+        arena += _align(room)
         args += [rungs[j], values, validity, bits, data, room]
     scratch = 0
     args[A.A_ROW_STARTS], scratch = scratch, scratch + _align(4 * capacity)
@@ -275,7 +272,7 @@ class DeviceSession:
                 inst = self.engine.minit(self._app.address, init=plan, streams=[self._stream])
                 self._instances.put(inst)
                 if self._task_queue:
-                    self.engine.wait(self.engine.submit_task(_opcode("INIT_TSK"), inst, 0))
+                    self.engine.wait(self.engine.submit_task(Opcode.INIT_TSK, inst, 0))
         except BaseException:
             self.close()
             raise
@@ -290,7 +287,7 @@ class DeviceSession:
                 inst = instances.get()
                 try:
                     if self._task_queue:
-                        self.engine.wait(self.engine.submit_task(_opcode("FINAL_TSK"), inst, 0))
+                        self.engine.wait(self.engine.submit_task(Opcode.FINAL_TSK, inst, 0))
                 finally:
                     self.engine.mdeinit(inst)
         finally:
@@ -312,15 +309,19 @@ class DeviceSession:
     def offloadable(self, offset: int, length: int) -> bool:
         """Whether one device command can hold the span: the app sees one
         command's pages, and NVMe caps a command at 65,536 of them."""
-        offset += self.origin
-        return -(-(offset + length) // self.page_size) - offset // self.page_size <= MAX_PAGES_PER_COMMAND
+        return self._pages(offset, length)[1] <= MAX_PAGES_PER_COMMAND
+
+    def _pages(self, offset: int, length: int) -> tuple[int, int]:
+        """``(first page, page count)`` of ``length`` bytes at ``offset`` of the source."""
+        start = self.origin + offset
+        first = start // self.page_size
+        return first, -(-(start + length) // self.page_size) - first
 
     def parse_on_device(self, span: "Span", result: "SpanResult") -> None:
         """Runs ``span`` as a device task, falling back to a raw read on faults."""
         started = time.perf_counter()
         offset = self.origin + span.offset
-        first_page = offset // self.page_size
-        n_pages = -(-(offset + len(span.buf)) // self.page_size) - first_page
+        first_page, n_pages = self._pages(span.offset, len(span.buf))
         skip = offset - first_page * self.page_size
         estimate = self._estimate if self._estimate.rows_per_byte else None
         rungs = tuple(self.reader.hints)  # one snapshot: the fused plan and the general path's start
@@ -365,7 +366,7 @@ class DeviceSession:
             if scratch is None or len(scratch) < layout.scratch_size:  # one per instance, reused
                 scratch = self._scratch[inst] = np.empty(layout.scratch_size, dtype=np.uint8)
             if self._task_queue:
-                cid = self.engine.submit_task(_opcode("READ_PROC_TSK"), inst, 0, self._stream, first_page,
+                cid = self.engine.submit_task(Opcode.READ_PROC_TSK, inst, 0, self._stream, first_page,
                                               n_pages, [arena, scratch], result.counters, layout.args, fault)
             else:
                 cid = self.engine.submit_mread(inst, self._stream, first_page, n_pages, [arena, scratch],
@@ -444,25 +445,23 @@ class DeviceSession:
         schedule = self.device.schedule(tasks, self.split, time.perf_counter() - self._started)
         raw = [r for r, side in zip(results, schedule.sides)
                if side == RAW and r.side == DEVICE and self._instances is not None]
-        with ThreadPoolExecutor(self.reader.opts.threads) as pool:  # kernels release the GIL
-            list(pool.map(self._reparse_raw, raw))
+        if raw:
+            with ThreadPoolExecutor(self.reader.opts.threads) as pool:  # kernels release the GIL
+                list(pool.map(self._reparse_raw, raw))
         schedule.report.wall_s = time.perf_counter() - self._started
         return schedule.report
 
     def _reparse_raw(self, result: "SpanResult") -> None:
         """A task the task queue returned raw: the host parses its pages."""
         span = result.span
-        offset = self.origin + span.offset
-        first_page = offset // self.page_size
-        n_pages = -(-(offset + result.parsed) // self.page_size) - first_page
-        # Only its length matters: parse_raw reads the pages through the device.
+        first_page, n_pages = self._pages(span.offset, result.parsed)
+        # No bytes: parse_raw reads the pages through the device; offset, index and length place them.
         self.parse_raw(type(span)(span.buf[:0], span.offset, True, span.index), result, first_page, n_pages,
                        length=result.parsed)
 
     def _task_work(self, index: int, result: "SpanResult") -> TaskWork:
-        offset = self.origin + result.span.offset
-        first_page = offset // self.page_size
-        n_pages = max(1, -(-(offset + result.parsed) // self.page_size) - first_page)
+        first_page, n_pages = self._pages(result.span.offset, result.parsed)
+        n_pages = max(1, n_pages)
         counters = {name: int(result.counters[slot]) for name, slot in COUNTER_NAMES.items()}
         return TaskWork(index, first_page, n_pages, result.parsed, result.object_bytes or
                         _object_bytes(result.columns), counters, result.side, dict(result.faults),
@@ -481,10 +480,6 @@ class TaskRecorder(HostOnly):
     def schedule(self, tasks, split, wall_s):
         self.tasks = list(tasks)
         return super().schedule(tasks, split, wall_s)
-
-
-def _opcode(name: str) -> int:
-    return int(Opcode[name])
 
 
 def _wrap_column(arena, regions, type_, rules, nrows, null_count, used) -> pa.Array:

@@ -522,9 +522,8 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
         # [power.p2p] is the GPU at the end of both paths: active while data lands in
         # its memory (P2P writes, host copies), idle otherwise - for the whole run, as
         # it waits for the data even where no P2P path exists.
-        h2d = run.res["h2d"].busy.get("h2d", 0.0)
+        h2d = busy["h2d"]
         units["h2d"] = 1
-        busy["h2d"] = h2d
         pw = power["p2p"]
         energy["p2p"] = pw["active_W"] * busy["p2p"] + pw["idle_W"] * max(makespan - busy["p2p"] - h2d, 0.0)
         energy["h2d"] = pw["active_W"] * h2d
