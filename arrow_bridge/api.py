@@ -1,4 +1,4 @@
-"""Public entry points: ``read_csv`` (→ pyarrow.Table) and ``read_pandas``."""
+"""Public entry points: ``read_csv`` (→ pyarrow.Table), ``read_pandas`` and ``to_pandas``."""
 from __future__ import annotations
 
 import dataclasses
@@ -28,6 +28,7 @@ def read_csv(
     byte_range: tuple[int, int] | None = None,
     device: Any = None,
     split: str = "host",
+    storage_options: dict[str, Any] | None = None,
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -40,7 +41,9 @@ def read_csv(
     ``true_values``, ``false_values``, ``skiprows``, ``nrows``,
     ``on_bad_lines`` (``"error"``, ``"skip"``, ``"warn"``), ``quotechar``,
     ``escapechar``, ``doublequote``, ``quoting``, ``decimal``, plus
-    ``n_threads`` and ``block_size``.
+    ``n_threads`` and ``block_size``. ``storage_options`` (as in pandas) go
+    to ``fsspec.open`` for URLs and compressed files: credentials, endpoint,
+    ... (``{"anon": True}`` for a public S3 bucket); other sources ignore them.
 
     ``byte_range=(start, stop)`` reads only the data rows in bytes
     ``[start, stop)`` of a seekable source (both ends on record boundaries,
@@ -65,7 +68,7 @@ def read_csv(
     {'a': [1, 2], 'b': ['x', 'y']}
     """
     opts = resolve_options(read_options, parse_options, convert_options, **options)
-    with open_source(source) as src:
+    with open_source(source, storage_options) as src:
         if byte_range is not None:
             src, opts = _range_of(src, opts, byte_range)
         return CsvReader(src, opts, _device(device), split).read()
@@ -118,19 +121,28 @@ def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) ->
 
 
 def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", **options: Any) -> "pd.DataFrame":
-    """Reads CSV straight into a pandas DataFrame.
-
-    ``dtype_backend="pyarrow"`` (default) gives ``pd.ArrowDtype`` columns with no
-    conversion; ``"numpy"`` gives classic NumPy dtypes (``table.to_pandas()``);
-    ``"numpy_nullable"`` gives pandas' nullable extension dtypes.
+    """Reads CSV straight into a pandas DataFrame: :func:`read_csv`, then
+    :func:`to_pandas` with ``dtype_backend`` (``"pyarrow"``, ``"numpy"`` or
+    ``"numpy_nullable"``).
 
     >>> import io, arrow_bridge
     >>> arrow_bridge.read_pandas(io.BytesIO(b"a\\n1\\n"), dtype_backend="numpy").dtypes["a"]
     dtype('int64')
     """
+    return to_pandas(read_csv(source, **options), dtype_backend)
+
+
+def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame":
+    """A pandas DataFrame of ``table``: ``pd.ArrowDtype`` columns (``"pyarrow"``,
+    no conversion), NumPy dtypes (``"numpy"``, ``table.to_pandas()``) or
+    pandas' nullable extension dtypes (``"numpy_nullable"``).
+
+    >>> import pyarrow as pa
+    >>> to_pandas(pa.table({"a": [1, None]}), "numpy_nullable").dtypes["a"]
+    Int64Dtype()
+    """
     import pandas as pd
 
-    table = read_csv(source, **options)
     if dtype_backend == "pyarrow":
         return table.to_pandas(types_mapper=pd.ArrowDtype)
     if dtype_backend == "numpy":

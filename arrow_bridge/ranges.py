@@ -303,7 +303,6 @@ class RangePlanner:
     """
 
     def __init__(self, read: Reader, cuts: Sequence[int], dialect: ScanDialect, lookbehind: int = LOOKBEHIND):
-        self.dialect = dialect
         self.cuts = list(cuts)
         self.data_end = self.cuts[-1]
         n = len(self.cuts) - 1

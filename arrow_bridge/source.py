@@ -189,11 +189,15 @@ def _seekable(fileobj: Any) -> bool:
         return False
 
 
-def open_source(source: Any) -> ByteSource:
+def open_source(source: Any, storage_options: dict[str, Any] | None = None) -> ByteSource:
     """A :class:`ByteSource` for a path, a binary file object or an fsspec URL.
 
     Compressed files (``.gz``, ``.bz2``, ...) and URLs with a protocol go
-    through fsspec; plain local paths through the C++ block reader.
+    through fsspec, which gets ``storage_options`` (credentials, endpoint,
+    ...); plain local paths through the C++ block reader.
+
+    >>> with open_source("s3://bucket/data.csv", {"anon": True}) as src:  # doctest: +SKIP
+    ...     block = src.read_block(1 << 20)
     """
     if isinstance(source, ByteSource):
         return source
@@ -202,7 +206,7 @@ def open_source(source: Any) -> ByteSource:
         if "://" in path or path.endswith(_COMPRESSED_SUFFIXES):
             import fsspec
 
-            fileobj = fsspec.open(path, "rb", compression="infer").open()
+            fileobj = fsspec.open(path, "rb", compression="infer", **(storage_options or {})).open()
             return FileObjectSource(fileobj, name=path, owned=True)
         return PathSource(path)
     if isinstance(source, (bytes, bytearray, memoryview)):

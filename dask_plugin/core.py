@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import pandas as pd
 import pyarrow as pa
 
 import arrow_bridge
+from arrow_bridge.api import to_pandas
 from arrow_bridge.options import resolve_options
 from arrow_bridge.ranges import (
     ByteReader,
@@ -37,8 +38,11 @@ from arrow_bridge.ranges import (
     summarize_path,
 )
 from dask_plugin.devices import DeviceLike, page_size_of, resolve_spec
-from dask_plugin.io import DTYPE_BACKENDS, CsvPartReader, Part, to_pandas
+from dask_plugin.io import CsvPartReader, Part
 
+#: ``dtype_backend`` values of the partitions: those of :func:`arrow_bridge.api.to_pandas`
+#: that the Dask reader documents and tests.
+DTYPE_BACKENDS = ("pyarrow", "numpy")
 DEFAULT_BLOCKSIZE = "64MiB"
 DEFAULT_SAMPLE = 256_000
 #: Range summaries (for cuts probing did not settle) run as Dask tasks above this many bytes.
@@ -130,7 +134,7 @@ def read_csv(
     _check_split(split, spec)
     storage_options = dict(storage_options or {})
     files = expand_paths(urlpath, storage_options, compression)
-    plans = [read_file_plan(f, reader_options) for f in files]
+    plans = [read_file_plan(f, reader_options, storage_options) for f in files]
     names = _common_names(plans)
     schema, user_typed = sample_schema(plans, reader_options, _bytes(sample, "sample"), storage_options)
     path_column = _path_column(include_path_column, schema)
@@ -139,11 +143,10 @@ def read_csv(
     page = int(page_size) if page_size else page_size_of(spec)
     parts = plan_parts(plans, block, page, reader_options, storage_options)
     paths = tuple(f.path for f in files)
-    data_options = {k: v for k, v in reader_options.items() if k not in _HEADER_KEYS}
     read_id = _tokenize("ndp-read-csv", [(f.path, f.size) for f in files], reader_options, block, page,
-                        str(schema), dtype_backend, path_column, spec, split)
-    func = CsvPartReader(names, schema, data_options, reader_options, frozenset(user_typed), dtype_backend,
-                         path_column, paths, spec, split, read_id, storage_options)
+                        str(schema), dtype_backend, path_column, spec, split, storage_options)
+    func = CsvPartReader(names, schema, _data_options(reader_options), reader_options, frozenset(user_typed),
+                         dtype_backend, path_column, paths, spec, split, read_id, storage_options)
     meta = _meta(schema, dtype_backend, path_column, paths)
     return dd.from_map(func, parts, meta=meta, divisions=None, label="read-csv-ndp", enforce_metadata=False)
 
@@ -164,6 +167,11 @@ def _reader_options(options: dict) -> dict:
     options.setdefault("n_threads", 1)
     resolve_options(**options)  # unknown or invalid keywords fail here, not in every task
     return options
+
+
+def _data_options(reader_options: dict) -> dict:
+    """The reader keywords for data rows only: without those describing the header."""
+    return {k: v for k, v in reader_options.items() if k not in _HEADER_KEYS}
 
 
 def _check_split(split: str, spec: Any) -> None:
@@ -222,13 +230,14 @@ def _protocols(fs: Any) -> tuple:
     return (protocol,) if isinstance(protocol, str) else tuple(protocol)
 
 
-def read_file_plan(file: FileInfo, reader_options: dict) -> FilePlan:
+def read_file_plan(file: FileInfo, reader_options: dict,
+                   storage_options: Optional[Mapping[str, Any]] = None) -> FilePlan:
     """Column names and data start of one file (its BOM, skipped rows and header)."""
     from arrow_bridge.preamble import read_preamble
     from arrow_bridge.source import open_source
 
     opts = resolve_options(**{**reader_options, "block_size": 64 << 10})
-    with open_source(file.path) as src:
+    with open_source(file.path, storage_options) as src:
         try:
             pre = read_preamble(src, opts)
         except arrow_bridge.CsvParseError:
@@ -254,13 +263,13 @@ def sample_schema(plans: Sequence[FilePlan], reader_options: dict, sample: int,
     in the first ``sample`` bytes of data of the first file that has data;
     and the names of the columns typed by the user's ``dtype``."""
     plan = next((p for p in plans if p.file.size > p.data_offset or p.file.compressed), plans[0])
-    data_options = {k: v for k, v in reader_options.items() if k not in _HEADER_KEYS}
     if plan.file.compressed:  # cannot seek: its first rows
-        table = arrow_bridge.read_csv(plan.file.path, **reader_options, nrows=max(sample // 64, 1000))
+        table = arrow_bridge.read_csv(plan.file.path, **reader_options, nrows=max(sample // 64, 1000),
+                                      storage_options=storage_options)
     else:
         start, stop = _sample_range(plan, sample, reader_options, storage_options)
-        table = arrow_bridge.read_csv(plan.file.path, byte_range=(start, stop), names=list(plan.names),
-                                      header=None, **data_options)
+        table = arrow_bridge.read_csv(plan.file.path, byte_range=(start, stop), names=list(plan.names), header=None,
+                                      storage_options=storage_options, **_data_options(reader_options))
     dtype = reader_options.get("dtype")
     if dtype is None:
         user_typed: set[str] = set()
@@ -300,8 +309,7 @@ def _meta(schema: pa.Schema, dtype_backend: str, path_column: Optional[str], pat
 
 # ---- partitions ---------------------------------------------------------------------------------------
 def plan_parts(plans: Sequence[FilePlan], blocksize: Optional[int], page_size: int, reader_options: dict,
-               storage_options: Optional[Mapping[str, Any]] = None,
-               map_jobs: Optional[Callable[[list], list]] = None) -> list[Part]:
+               storage_options: Optional[Mapping[str, Any]] = None) -> list[Part]:
     """One :class:`Part` per record-aligned range of every file, in file order."""
     dialect = ScanDialect.from_options(reader_options)
     planners: list[Optional[RangePlanner]] = []
@@ -315,7 +323,7 @@ def plan_parts(plans: Sequence[FilePlan], blocksize: Optional[int], page_size: i
             planner = RangePlanner(reader.read, plan_cuts(plan.data_offset, f.size, blocksize, page_size), dialect)
         planners.append(planner)
         pending += [(f.path, job) for job in planner.jobs]
-    summaries = iter((map_jobs or _summarize_jobs)(pending, dialect, storage_options))
+    summaries = iter(_summarize_jobs(pending, dialect, storage_options))
     parts: list[Part] = []
     for i, (plan, planner) in enumerate(zip(plans, planners)):
         f = plan.file

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
@@ -142,13 +142,13 @@ def install_devices(client: Any, device: Union[str, Callable[..., Any], DeviceSp
     return spec.key
 
 
-def resolve_spec(device: DeviceLike, options: Optional[Mapping[str, Any]] = None) -> Optional[DeviceSpec]:
+def resolve_spec(device: DeviceLike) -> Optional[DeviceSpec]:
     """``read_csv``'s ``device=``: a name installed from this process maps to
     its spec (so the client can build one too), anything else as
     :func:`as_device_spec`."""
-    if isinstance(device, str) and device in _INSTALLED and not options:
+    if isinstance(device, str) and device in _INSTALLED:
         return _INSTALLED[device]
-    return as_device_spec(device, **(options or {}))
+    return as_device_spec(device)
 
 
 _process_devices: dict[str, Any] = {}
@@ -177,9 +177,10 @@ def page_size_of(spec: Optional[DeviceSpec], default: int = 4096) -> int:
 
 
 def _current_worker() -> Any:
-    try:
-        from distributed import get_worker
+    """The ``distributed`` worker running this task, or None (another scheduler, or the client)."""
+    from distributed import get_worker
 
+    try:
         return get_worker()
-    except (ImportError, ValueError):
+    except ValueError:  # not inside a worker
         return None

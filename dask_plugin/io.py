@@ -20,10 +20,10 @@ import pyarrow as pa
 
 import arrow_bridge
 from arrow_bridge import CsvParseError
-from dask_plugin.devices import DeviceSpec, device_for
+from arrow_bridge.api import to_pandas
+from dask_plugin.devices import DeviceSpec, _current_worker, device_for
 from dask_plugin.reports import publish
-
-DTYPE_BACKENDS = ("pyarrow", "numpy")
+from ndp_core.report import collect
 
 
 class Part(NamedTuple):
@@ -73,11 +73,11 @@ class CsvPartReader:
         return df if columns is None else df[list(columns)]
 
     def __dask_tokenize__(self) -> tuple:
-        from dask.base import tokenize
-
-        return ("CsvPartReader", self.names, str(self.schema), tokenize(self.options),
-                tokenize(self.whole_file_options), sorted(self.user_typed), self.dtype_backend,
-                self.path_column, self.paths, tokenize(self.device), self.split, self.read_id)
+        # ``read_id`` (dask_plugin.core.read_csv) tokenizes the files, reader
+        # options, schema, dtype backend, path column, device spec, split and
+        # storage options: every other field is derived from those (names and
+        # user_typed from the files' headers and the options, paths from the files).
+        return ("CsvPartReader", self.read_id)
 
     # ---- reading ---------------------------------------------------------------------------
     def _read(self, part: Part, columns: list[str]) -> pa.Table:
@@ -88,20 +88,14 @@ class CsvPartReader:
             kwargs.update(byte_range=(part.start, part.stop), names=list(self.names), header=None)
         if self.device is not None:
             kwargs.update(device=device_for(self.device), split=self.split)
-        source = part.path
-        if "://" in source and self.storage_options:
-            import fsspec
-
-            source = fsspec.open(source, "rb", compression="infer", **self.storage_options).open()
+        kwargs["storage_options"] = self.storage_options
         try:
-            table, reports = _read_collecting(source, kwargs)
+            table, reports = _read_collecting(part.path, kwargs)
         except CsvParseError as err:
             raise self._explain(err) from None
-        finally:
-            if source is not part.path:
-                source.close()
         if reports:
-            publish(self.read_id, part.index, reports, _worker_address())
+            worker = _current_worker()
+            publish(self.read_id, part.index, reports, worker.address if worker else None)
         return table
 
     def _explain(self, err: CsvParseError) -> CsvParseError:
@@ -125,32 +119,6 @@ def _read_collecting(source: Any, kwargs: dict) -> tuple[pa.Table, list]:
 
 
 def _read_and_collect(source: Any, kwargs: dict) -> tuple[pa.Table, list]:
-    try:
-        from ndp_core.report import collect
-    except ImportError:  # an engine without reports
-        return arrow_bridge.read_csv(source, **kwargs), []
     with collect() as collector:
         table = arrow_bridge.read_csv(source, **kwargs)
     return table, list(collector.reports)
-
-
-def to_pandas(table: pa.Table, dtype_backend: str) -> pd.DataFrame:
-    """``pd.ArrowDtype`` columns (``"pyarrow"``, no copy) or NumPy dtypes (``"numpy"``).
-
-    >>> to_pandas(pa.table({"a": [1]}), "pyarrow").dtypes["a"]
-    int64[pyarrow]
-    """
-    if dtype_backend == "pyarrow":
-        return table.to_pandas(types_mapper=pd.ArrowDtype)
-    if dtype_backend == "numpy":
-        return table.to_pandas()
-    raise ValueError(f"dtype_backend must be one of {DTYPE_BACKENDS}, got {dtype_backend!r}")
-
-
-def _worker_address() -> Optional[str]:
-    try:
-        from distributed import get_worker
-
-        return get_worker().address
-    except (ImportError, ValueError):
-        return None

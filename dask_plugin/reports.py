@@ -165,9 +165,9 @@ def _gather(job: JobReport, local_mark: tuple, client: Any, worker_marks: dict) 
 
 
 def _default_client() -> Any:
-    try:
-        from distributed import default_client
+    from distributed import default_client
 
+    try:
         return default_client()
-    except (ImportError, ValueError):
+    except ValueError:  # no client
         return None

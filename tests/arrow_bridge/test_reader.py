@@ -53,6 +53,13 @@ def test_sources_path_fileobj_bytes_fsspec_and_gzip(csv_path, tmp_path):
     assert arrow_bridge.read_csv(gz).equals(expected)
 
 
+def test_storage_options_configure_the_filesystem(csv_path):
+    """fsspec's ``dir://`` filesystem cannot open anything without its root and target."""
+    fsspec.filesystem("memory").pipe("/prefixed/t.csv", csv_path.read_bytes())
+    options = {"path": "/prefixed", "target_protocol": "memory"}
+    assert arrow_bridge.read_csv("dir://t.csv", storage_options=options).equals(arrow_bridge.read_csv(csv_path))
+
+
 def test_text_mode_file_is_rejected(csv_path):
     with open(csv_path, "r") as fh, pytest.raises(TypeError, match="binary"):
         arrow_bridge.read_csv(fh)

@@ -223,6 +223,25 @@ def test_fsspec_urls(sync, csv_dir):
         fs.rm("/dask-plugin-test", recursive=True)
 
 
+def test_storage_options_reach_every_read(sync, csv_dir):
+    """fsspec's ``dir://`` filesystem cannot open anything without its root and
+    target: the headers, the sample, the range probes and the partitions all
+    need ``storage_options``."""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    files = _files(csv_dir)
+    for p in files:
+        fs.pipe(f"/dask-plugin-options/{p.name}", p.read_bytes())
+    try:
+        ddf = dask_plugin.read_csv("dir://part-*.csv", blocksize=4096,
+                                   storage_options={"path": "/dask-plugin-options", "target_protocol": "memory"})
+        assert ddf.npartitions > len(files)
+        assert_same(ddf.compute(), expected_frame(files))
+    finally:
+        fs.rm("/dask-plugin-options", recursive=True)
+
+
 def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir):
     files = _files(csv_dir)
     expected = expected_frame(files)
