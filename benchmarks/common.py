@@ -6,6 +6,7 @@ every reader's start-up and peak RSS.
 """
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -81,11 +82,22 @@ def _mem_total_bytes() -> int | None:
 
 
 def _git_commit() -> str | None:
+    """The checked-out commit, with ``-dirty`` when tracked files differ from it
+    (a result measured on uncommitted code must not name a commit it did not run)."""
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
+        out = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40"], cwd=REPO_ROOT,
+                             capture_output=True, text=True)
     except OSError:
         return None
     return out.stdout.strip() if out.returncode == 0 else None
+
+
+def write_result(name: str, payload: dict) -> Path:
+    """Write one JSON results file under benchmarks/results/."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / name
+    out.write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    return out
 
 
 def host_info() -> dict[str, object]:

@@ -29,8 +29,8 @@ from typing import Any
 from tqdm import tqdm
 
 from benchmarks import datasets
-from benchmarks.common import (MB, REPO_ROOT, RESULTS_DIR, host_info, mb_per_s, package_versions,
-                               warm_page_cache, write_head)
+from benchmarks.common import (MB, REPO_ROOT, host_info, mb_per_s, package_versions, warm_page_cache,
+                               write_head, write_result)
 from benchmarks.readers import READERS, READERS_BY_NAME, RESULT_PREFIX, THREAD_ENV_VARS, Reader
 
 #: Sizes that keep a ``--quick`` run (all three datasets) around two minutes.
@@ -196,12 +196,12 @@ def _footer_lines(summary: dict[str, dict[str, Any]], fastest: str | None, kind:
         return lines
     if fastest:
         lines.append(f"ndp vs fastest peer: {summary[fastest]['best_s'] / ndp['best_s']:.2f}x speed")
-    peer, factor = SPEED_TARGETS.get(kind, (None, None))
-    peer = peer or fastest
+    named, factor = SPEED_TARGETS.get(kind, (None, None))
+    peer = named or fastest
     if factor and "best_s" in summary.get(peer, {}):
         ratio = summary[peer]["best_s"] / ndp["best_s"]
         lines.append(f"ndp speed target {'met' if ratio >= factor else 'MISSED'}: {ratio:.2f}x {peer} "
-                     f"(target {factor}x {'pyarrow' if peer == 'pyarrow' else 'the fastest peer'})")
+                     f"(target {factor}x {named or 'the fastest peer'})")
     if ndp["nbytes"]:
         budget = RSS_FACTOR * ndp["nbytes"] + RSS_SLACK
         verdict = ("target " + ("met" if ndp["peak_rss"] <= budget else "MISSED")) if kind == "lineitem" else \
@@ -280,14 +280,6 @@ def bench_inmem_ints(readers: Sequence[Reader], path: Path, limit: int, repeat: 
 
 
 # --- driver ------------------------------------------------------------------------------------
-
-def write_result(name: str, payload: dict[str, Any]) -> Path:
-    """Write one JSON results file under benchmarks/results/."""
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / name
-    out.write_text(json.dumps(payload, indent=2, default=str) + "\n")
-    return out
-
 
 def dataset_path(kind: str, args: argparse.Namespace) -> Path:
     """Generate (or reuse) dataset ``kind`` at the sizes the arguments ask for."""

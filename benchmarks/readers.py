@@ -150,7 +150,7 @@ def _timed(read: ReadFn, source: Any) -> tuple[Any, float, float]:
     return result, time.perf_counter() - t0, _cpu_seconds() - cpu0
 
 
-def _load_prefix(path: str, limit: int | None) -> bytes:
+def load_prefix(path: str, limit: int | None) -> bytes:
     """The file's bytes, cut after the last newline within ``limit`` bytes (whole file if None)."""
     with open(path, "rb") as f:
         data = f.read() if limit is None else f.read(limit)
@@ -167,8 +167,8 @@ def measure(reader: Reader, path: str, warmup_path: str, threads: int, *, repeat
     read = reader.setup(threads)
     if memory:
         assert reader.in_memory is not None, f"{reader.name} has no in-memory source"
-        data = _load_prefix(path, in_memory_limit)
-        warm = _load_prefix(warmup_path, None)
+        data = load_prefix(path, in_memory_limit)
+        warm = load_prefix(warmup_path, None)
         read(reader.in_memory(warm))  # warm the file-object code path too
         make_source: Callable[[], Any] = lambda: reader.in_memory(data)
         source_bytes = len(data)
