@@ -82,14 +82,19 @@ def _mem_total_bytes() -> int | None:
 
 
 def _git_commit() -> str | None:
-    """The checked-out commit, with ``-dirty`` when tracked files differ from it
-    (a result measured on uncommitted code must not name a commit it did not run)."""
+    """The checked-out commit, with ``-dirty`` when tracked files other than
+    results differ from it (a result measured on uncommitted code must not
+    name a commit it did not run; earlier results files do not count)."""
     try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40"], cwd=REPO_ROOT,
-                             capture_output=True, text=True)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                  f":!{RESULTS_DIR.relative_to(REPO_ROOT)}"], cwd=REPO_ROOT, capture_output=True,
+                                 text=True)
     except OSError:
         return None
-    return out.stdout.strip() if out.returncode == 0 else None
+    if head.returncode != 0:
+        return None
+    return head.stdout.strip() + ("-dirty" if changed.returncode == 0 and changed.stdout.strip() else "")
 
 
 def write_result(name: str, payload: dict) -> Path:
