@@ -156,7 +156,10 @@ class CsvReader:
             pending.append((span, _run(executor, self._parse_span, span)))
 
         def refill() -> None:
-            while len(pending) < threads + 1 and (span := next(cutter, None)) is not None:
+            # Spans parsed before the first one has settled the types would all take the general
+            # path (four times slower than the fused kernel): until then, one at a time.
+            depth = threads + 1 if self._types_known else 1
+            while len(pending) < depth and (span := next(cutter, None)) is not None:
                 submit(span)
 
         results: list[SpanResult] = []
