@@ -16,8 +16,9 @@ After the run the device's timing model decides, in modeled time, where each
 task ended up (in dynamic mode a full task queue returns tasks raw; those the
 host parses again) and returns the run's Report.
 
-Simplification (documented in docs/emulator.md): the host's span cutter reads
-block text to find record boundaries; the model charges nothing for it.
+Simplification (documented in docs/architecture.md): the host's span cutter
+finds record boundaries, reading the last 64 KiB of each block planned for the
+device (the span itself stays unread); the model charges nothing for it.
 """
 from __future__ import annotations
 
@@ -294,17 +295,22 @@ class DeviceSession:
             self.engine.stream_close(self._stream)
 
     # ---- one span ------------------------------------------------------------------------------
-    def task_number(self, span: "Span") -> int:
+    def task_number(self, offset: int) -> int:
         """Tasks are numbered by where they start in the file (in blocks), so a
         byte range (a Dask partition) gets the static split and faults of its
         place in the whole file, not those of a file of its own."""
-        return (self.origin + span.offset) // self.reader.opts.block_size
+        return (self.origin + offset) // self.reader.opts.block_size
 
     def side_of(self, span: "Span") -> str:
         # An empty span (a header at the very end of the file) may lie past the last page.
-        if self._instances is None or not span.buf.size or not self.offloadable(span.offset, len(span.buf)):
+        if not (span.length and self.reads_pages(span.offset) and self.offloadable(span.offset, span.length)):
             return HOST
-        return self.split.static_side(self.task_number(span))
+        return DEVICE
+
+    def reads_pages(self, offset: int) -> bool:
+        """Whether the span at ``offset`` is planned for the device, which
+        reads its pages from the file: the host's span cutter need not."""
+        return self._instances is not None and self.split.static_side(self.task_number(offset)) == DEVICE
 
     def offloadable(self, offset: int, length: int) -> bool:
         """Whether one device command can hold the span: the app sees one
@@ -321,20 +327,20 @@ class DeviceSession:
         """Runs ``span`` as a device task, falling back to a raw read on faults."""
         started = time.perf_counter()
         offset = self.origin + span.offset
-        first_page, n_pages = self._pages(span.offset, len(span.buf))
+        first_page, n_pages = self._pages(span.offset, span.length)
         skip = offset - first_page * self.page_size
         estimate = self._estimate if self._estimate.rows_per_byte else None
         rungs = tuple(self.reader.hints)  # one snapshot: the fused plan and the general path's start
         fast = self.reader.fast_plan(rungs) if self.reader._types_known else None  # as the host path decides
 
         def layout_for(estimate: Optional[_Estimate]) -> _Layout:
-            return task_layout(len(span.buf), skip, span.at_eof, self.reader, estimate, self._specs, rungs, fast,
+            return task_layout(span.length, skip, span.at_eof, self.reader, estimate, self._specs, rungs, fast,
                                fused_only=not self._estimate.fused_gave_up)
 
         layout = layout_for(estimate)
         attempt = 0
         while attempt < _MAX_ATTEMPTS:
-            fault = self.device.fault_for(self.task_number(span), attempt)
+            fault = self.device.fault_for(self.task_number(span.offset), attempt)
             if fault:
                 result.faults[FAULT_NAMES[fault]] = result.faults.get(FAULT_NAMES[fault], 0) + 1
             done = self._submit(first_page, n_pages, layout, result, fault)
@@ -351,7 +357,7 @@ class DeviceSession:
                 result.seconds = time.perf_counter() - started
                 return
             if done.status not in _RAW_FALLBACK:
-                raise RuntimeError(f"device command for bytes {offset}+{len(span.buf)} failed: {done.status_name}")
+                raise RuntimeError(f"device command for bytes {offset}+{span.length} failed: {done.status_name}")
             break
         self.parse_raw(span, result, first_page, n_pages)
 
@@ -382,7 +388,7 @@ class DeviceSession:
                   length: Optional[int] = None) -> None:
         """The host READs the task's pages and parses ``length`` bytes (default:
         the span's) from the span's start itself."""
-        length = len(span.buf) if length is None else length
+        length = span.length if length is None else length
         started = time.perf_counter()
         pages = np.empty(n_pages * self.page_size, dtype=np.uint8)
         done = self.engine.wait(self.engine.submit_read(self._stream, first_page, n_pages, pages))

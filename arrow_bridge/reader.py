@@ -146,7 +146,8 @@ class CsvReader:
         return plans
 
     def _parse_all(self, pre: Preamble) -> list[SpanResult]:
-        spans = SpanCutter(self.source, self.opts.block_size, pre.prefix, pre.data_offset, pre.eof)
+        spans = SpanCutter(self.source, self.opts.block_size, pre.prefix, pre.data_offset, pre.eof,
+                           left_unread=self.session.reads_pages if self.session is not None else None)
         cutter = iter(spans)
         threads = self.opts.threads
         executor = ThreadPoolExecutor(threads) if threads > 1 else None

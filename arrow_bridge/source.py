@@ -120,6 +120,10 @@ class RangeSource(ByteSource):
         length = max(0, min(length, self._length - offset))
         return self._base.read_range(self.origin + offset, length)
 
+    def readinto_at(self, buf: np.ndarray, offset: int) -> int:
+        want = max(0, min(len(buf), self._length - offset))
+        return self._base.readinto_at(buf[:want], self.origin + offset) if want else 0
+
     def lines_before_origin(self) -> int:
         if self._lines_before is None:  # counted once, on the first error that needs it
             self._lines_before = self._count_lines_before()

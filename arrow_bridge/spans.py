@@ -5,11 +5,16 @@ plus a new block, cut after its last line break. A cut may land inside a
 quoted field; the tokenizer detects that, and :meth:`SpanCutter.recut` joins
 the tail to the following span. Spans never depend on anything but the block
 size, and the parse result never depends on the spans.
+
+A span that a computational storage device will parse from the file's pages
+itself need not be read by the host at all: only the cut matters, and the
+last line break of a block lies in its last few KiB. Such a span is
+*unread*: its bytes are read only if something asks for them (an error to
+locate, a cut inside quotes to join).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -17,17 +22,39 @@ from arrow_bridge.kernels.tokenizer import last_line_break_end
 from arrow_bridge.source import ByteSource
 
 MAX_SPAN = (1 << 31) - 1  # field positions are int32
+_CUT_WINDOW = 64 << 10  # bytes read to find an unread span's cut
+_NOTHING = np.empty(0, dtype=np.uint8)
 
 
-@dataclass
 class Span:
-    """Bytes ``buf`` starting at ``offset`` in the file; ``at_eof`` for the last."""
+    """Bytes ``buf`` starting at ``offset`` in the file; ``at_eof`` for the last.
 
-    buf: np.ndarray
-    offset: int
-    at_eof: bool
-    index: int = 0
-    block: np.ndarray | None = None  # the pooled buffer ``buf`` lies in, if any
+    ``block`` is the pooled buffer ``buf`` lies in, if any. An unread span
+    (:meth:`unread`) reads its bytes from its source on first use of ``buf``.
+    """
+
+    def __init__(self, buf: np.ndarray, offset: int, at_eof: bool, index: int = 0,
+                 block: np.ndarray | None = None):
+        self._buf, self.length = buf, len(buf)
+        self.offset, self.at_eof, self.index, self.block = offset, at_eof, index, block
+        self._source: ByteSource | None = None
+
+    @classmethod
+    def unread(cls, source: ByteSource, offset: int, length: int, at_eof: bool, index: int) -> "Span":
+        """The ``length`` bytes at ``offset`` of a random-access ``source``, not read yet."""
+        span = cls(_NOTHING, offset, at_eof, index)
+        span._source, span.length = source, length
+        return span
+
+    def __repr__(self) -> str:
+        state = "unread" if self._source is not None else "read"
+        return f"Span(offset={self.offset}, length={self.length}, at_eof={self.at_eof}, index={self.index}, {state})"
+
+    @property
+    def buf(self) -> np.ndarray:
+        if self._source is not None:
+            self._buf, self._source = self._source.read_range(self.offset, self.length), None
+        return self._buf
 
 
 def concat(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
@@ -39,16 +66,25 @@ def concat(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
 
 class SpanCutter:
     """Yields spans of about ``block_size`` bytes from ``source``, starting with
-    ``prefix`` (bytes already read) at file offset ``offset``."""
+    ``prefix`` (bytes already read) at file offset ``offset``.
 
-    def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool):
+    ``left_unread(offset)`` says whether the span starting at ``offset`` will
+    be parsed from the file by someone else (a device): such spans are cut
+    from the last bytes of their block only and yielded unread (random-access
+    sources only). Either way the cuts are the same.
+    """
+
+    def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool,
+                 left_unread: Callable[[int], bool] | None = None):
         self._source = source
         self._block_size = block_size
         self._carry = prefix
         self._offset = offset
+        self._read_to = offset + len(prefix)  # the carry is [offset, read_to)
         self._eof = eof
         self._count = 0
         self._free: list[np.ndarray] = []
+        self._left_unread = left_unread if source.random_access else None
 
     def recycle(self, span: Span) -> None:
         """Hands a consumed span's block back for reuse.
@@ -78,6 +114,10 @@ class SpanCutter:
                 return
 
     def _next(self) -> Span:
+        if self._left_unread is not None and not self._eof and self._left_unread(self._offset):
+            span = self._next_unread()
+            if span is not None:
+                return span
         # The carry lies in the previous span's block, which may come back
         # through recycle() before this block is filled: copy it out first.
         buf = self._carry.copy() if len(self._carry) else self._carry
@@ -87,7 +127,7 @@ class SpanCutter:
             block[: len(buf)] = buf
             if previous is not None:
                 self._free.append(previous.base if previous.base is not None else previous)
-            n = self._source.readinto(block[len(buf):])
+            n = self._read(block[len(buf):])
             buf = block[: len(buf) + n]
             self._eof = n < self._block_size
             cut = -1 if self._eof else last_line_break_end(buf, 0, len(buf))
@@ -98,6 +138,33 @@ class SpanCutter:
                 raise ValueError(f"{self._source.name}: a record is larger than 2 GiB")
         self._carry = buf[:0]
         return self._emit(buf, at_eof=True, block=block)
+
+    def _read(self, into: np.ndarray) -> int:
+        # With unread spans the source's own position is skipped past: read by offset.
+        if self._left_unread is None:
+            n = self._source.readinto(into)
+        else:
+            n = self._source.readinto_at(into, self._read_to)
+        self._read_to += n
+        return n
+
+    def _next_unread(self) -> Span | None:
+        """The next span, cut from the last bytes of its block and not read;
+        None (nothing consumed) when the file ends in this block or no line
+        break lies in those bytes: the span is then read as usual."""
+        end = self._read_to + self._block_size
+        window = min(_CUT_WINDOW, end - self._offset)
+        tail = self._source.read_range(end - window, window)
+        if len(tail) < window:
+            return None
+        cut = last_line_break_end(tail, 0, window)
+        if cut <= 0:
+            return None
+        span = Span.unread(self._source, self._offset, end - window + cut - self._offset, False, self._count)
+        self._carry, self._read_to = tail[cut:], end
+        self._offset += span.length
+        self._count += 1
+        return span
 
     def _emit(self, buf: np.ndarray, at_eof: bool, block: np.ndarray | None = None) -> Span:
         span = Span(buf, self._offset, at_eof, self._count, block)

@@ -383,3 +383,25 @@ def test_a_header_ending_a_page_aligned_file_gives_an_empty_table(tmp_path):
         table = arrow_bridge.read_csv(str(path), skiprows=1, block_size=64, device=ssd, split="device")
     assert_tables_identical(table, host)
     assert table.num_rows == 0
+
+
+def test_the_host_reads_only_the_cuts_of_spans_the_device_parses(tmp_path, monkeypatch):
+    """The device reads a task's pages itself; the host's span cutter reads the
+    last 64 KiB of each block to find the cut, not the block (besides the
+    header's block and the last, short one)."""
+    from arrow_bridge.source import PathSource
+
+    path, block = _lineitem_like(tmp_path, rows=300_000), 1 << 20
+    size = os.path.getsize(path)
+    host = arrow_bridge.read_csv(path, block_size=block)
+    read = []
+    for name in ("read_range", "readinto", "readinto_at"):
+        original = getattr(PathSource, name)
+        monkeypatch.setattr(PathSource, name, lambda self, *a, _f=original: read.append(_f(self, *a)) or read[-1])
+    with ComputationalSSD("modern-gen4", workers=2) as ssd:
+        for split, most in [("device", 2 * block + (64 << 10) * (size // block)), ("static:0.5", 0.75 * size)]:
+            read.clear()
+            table = arrow_bridge.read_csv(path, device=ssd, split=split, block_size=block)
+            assert_tables_identical(table, host)
+            host_bytes = sum(n if isinstance(n, int) else len(n) for n in read)
+            assert 0 < host_bytes <= most, (split, host_bytes, size)

@@ -1,0 +1,61 @@
+"""The span cutter: spans end at line breaks, and unread spans (those a device
+parses from the file itself) are cut exactly where read ones would be."""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arrow_bridge.source import RangeSource, open_source
+from arrow_bridge.spans import SpanCutter
+
+
+def _spans(path, block_size, unread=None, start=0, stop=None):
+    """``(offset, length, at_eof, bytes, was unread)`` of every span of the file (or byte range)."""
+    source = open_source(str(path))
+    if stop is not None:
+        source = RangeSource(source, start, stop)
+    with source:
+        cutter = SpanCutter(source, block_size, np.empty(0, np.uint8), 0, False, left_unread=unread)
+        out = []
+        for span in cutter:
+            was_unread = span._source is not None
+            out.append((span.offset, span.length, span.at_eof, bytes(span.buf), was_unread))
+        return out
+
+
+_LINES = st.lists(st.tuples(st.binary(max_size=40).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b"")),
+                            st.sampled_from([b"\n", b"\r\n", b"\r"])), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=_LINES, tail=st.binary(max_size=10), block_size=st.integers(1, 200),
+       pattern=st.integers(0, 255), byte_range=st.booleans())
+def test_unread_spans_are_cut_where_read_ones_are(tmp_path_factory, lines, tail, block_size, pattern, byte_range):
+    path = tmp_path_factory.mktemp("spans") / "data.csv"
+    data = b"".join(text + end for text, end in lines) + tail
+    path.write_bytes(data)
+    start, stop = (len(data) // 3, len(data)) if byte_range else (0, None)
+
+    def unread(offset: int) -> bool:  # any fixed choice per offset
+        return bool((pattern >> ((offset // max(block_size, 1)) % 8)) & 1)
+
+    read = _spans(path, block_size, None, start, stop)
+    mixed = _spans(path, block_size, unread, start, stop)
+    assert [s[:4] for s in mixed] == [s[:4] for s in read]
+    assert b"".join(s[3] for s in mixed) == data[start:stop]
+    assert not any(s[4] for s in read)
+
+
+def test_only_the_last_bytes_of_an_unread_span_are_read(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"".join(b"%d,%d\n" % (i, i * 7) for i in range(300_000)))
+    read = _spans(path, 1 << 20)
+    source = open_source(str(path))
+    reads = []
+    original = source.read_range
+    source.read_range = lambda offset, length: reads.append(length) or original(offset, length)
+    with source:
+        spans = list(SpanCutter(source, 1 << 20, np.empty(0, np.uint8), 0, False, left_unread=lambda offset: True))
+        assert [(s.offset, s.length, s.at_eof) for s in spans] == [s[:3] for s in read]
+        assert all(length <= 64 << 10 for length in reads)  # one cut window per unread span
+        assert spans[0]._source is not None
+        assert bytes(spans[0].buf) == read[0][3]  # read when asked for
