@@ -67,6 +67,7 @@ from arrow_bridge.kernels.swar import (
     ctz64,
     digits_value,
     digits_value32,
+    equal_mask32,
     equal_mask64,
     leading_digits,
     number_masks32,
@@ -214,9 +215,9 @@ def _float_at(at, s, e, decimal):
     (:func:`swar.digits_value32`): no loop, and no branch on how many digits
     there are, so the processor overlaps consecutive values (the float
     matrix, ``benchmarks.fast_path`` when this was written: 877 vs 692 MB/s
-    with digit runs). Fields over 32
-    bytes, more than 19 digits, and fields in the buffer's first 32 bytes
-    (the load would start before it) go through :func:`_float_in_runs`."""
+    with digit runs). Fields over 32 bytes, more than 19 significant digits
+    or 24 digits in all, and fields in the buffer's first 32 bytes (the load
+    would start before it) go through :func:`_float_in_runs`."""
     n = e - s
     if n > 32 or e < 32:
         return _float_in_runs(at, s, e, decimal)
@@ -232,7 +233,9 @@ def _float_at(at, s, e, decimal):
     mantissa_end = np.int64(ctz64(others | past))
     fraction = np.int64(has_point) * (mantissa_end - point_at - 1)
     count = point_at - sign + fraction
-    if not 0 < count <= 19:
+    # Up to 24 digits fit the digits' vector; leading zeros (0.000001234...) add nothing to the value
+    if not (0 < count <= 19 or (19 < count <= 24 and
+                                _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal) >= count - 19)):
         return _float_in_runs(at, s, e, decimal)
     q = -fraction
     if mantissa_end == n:
@@ -251,6 +254,16 @@ def _float_at(at, s, e, decimal):
     # the branch predicts well (the float matrix's 16-17 digit values, benchmarks.fast_path when
     # this was written: 877 MB/s, testing w: 724).
     return _decimal_to_float(w, q, count <= 15, first == 45)
+
+
+@nb.njit(nogil=True, cache=True)
+def _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal):
+    """How many zero digits the number in lanes ``lane0`` on of the 32 bytes
+    before ``e`` starts with, after its sign and across its decimal point
+    (``point_at``, from the field's start, if ``has_point``)."""
+    zeros_or_points = equal_mask32(at, e - 32, 48, decimal) >> (lane0 + np.uint64(sign))
+    run = np.int64(ctz64(~zeros_or_points))
+    return run - np.int64(has_point and point_at < sign + run)
 
 
 @nb.njit(nogil=True, cache=True)

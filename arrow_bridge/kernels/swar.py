@@ -105,6 +105,27 @@ def _splat(builder, value, lanes: ir.VectorType | None = None):
     return builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), _lane_indices([0] * lanes.count))
 
 
+def _equal_mask(width: int, values: int):
+    """An intrinsic: bit ``i`` set where the byte at ``address + index + i``
+    (``i`` < ``width``) equals the low byte of one of ``values`` arguments."""
+
+    def codegen(context, builder, signature, args):
+        lanes = ir.VectorType(ir.IntType(8), width)
+        data = builder.load(_pointer(context, builder, signature, args, lanes), align=1)
+        found = None
+        for arg in args[2:]:
+            equal = builder.icmp_unsigned("==", data, _splat(builder, arg, lanes))
+            found = equal if found is None else builder.or_(found, equal)
+        return builder.zext(builder.bitcast(found, ir.IntType(width)), ir.IntType(64))
+
+    def typer(typingctx, address, index, *bytes_):
+        if len(bytes_) != values or not all(isinstance(t, types.Integer) for t in (address, index, *bytes_)):
+            return None
+        return types.uint64(address, index, *bytes_), codegen
+
+    return typer
+
+
 @intrinsic
 def equal_mask64(typingctx, address, index, a, b, c):
     """Bit ``i`` set where the byte at ``address + index + i`` (``i`` < 64)
@@ -114,19 +135,13 @@ def equal_mask64(typingctx, address, index, a, b, c):
     result to a mask register (AVX-512) or byte-mask moves (AVX2, SSE2), so
     field ends are found without a loop per byte. All 64 bytes must be readable.
     """
-    if not all(isinstance(t, types.Integer) for t in (address, index, a, b, c)):
-        return None
+    return _equal_mask(64, 3)(typingctx, address, index, a, b, c)
 
-    def codegen(context, builder, signature, args):
-        lanes = ir.VectorType(ir.IntType(8), 64)
-        data = builder.load(_pointer(context, builder, signature, args, lanes), align=1)
-        found = None
-        for arg in args[2:]:
-            equal = builder.icmp_unsigned("==", data, _splat(builder, arg, lanes))
-            found = equal if found is None else builder.or_(found, equal)
-        return builder.bitcast(found, ir.IntType(64))
 
-    return types.uint64(address, index, a, b, c), codegen
+@intrinsic
+def equal_mask32(typingctx, address, index, a, b):
+    """:func:`equal_mask64` for 32 bytes and two byte values (bits 0-31)."""
+    return _equal_mask(32, 2)(typingctx, address, index, a, b)
 
 
 def _bits32(builder, lanes):
@@ -181,10 +196,11 @@ def _multiply_add_pairs(builder, values, weights, wide: ir.VectorType, avx2: str
 
 @intrinsic
 def digits_value32(typingctx, address, end, count, skip):
-    """The value of the ``count`` (0-19) ASCII digits that end at ``address +
-    end``, leaving out one byte (a decimal point) at lane ``skip`` of the 32
-    bytes before ``end`` (``skip`` < 0: none). The caller has checked that they
-    are digits; the 32 bytes before ``end`` must be readable.
+    """The value of the ``count`` (0-24, at most 19 after leading zeros) ASCII
+    digits that end at ``address + end``, leaving out one byte (a decimal
+    point) at lane ``skip`` of the 32 bytes before ``end`` (``skip`` < 0:
+    none). The caller has checked that they are digits; the 32 bytes before
+    ``end`` must be readable.
 
     One vector load: bytes before the point move up one lane to close the
     gap, lanes before the digits are zeroed, then pairs, quads and octets are
@@ -220,7 +236,8 @@ def digits_value32(typingctx, address, end, count, skip):
         def octet(i):
             return builder.zext(builder.extract_element(octets, ir.Constant(ir.IntType(32), i)), i64)
 
-        # 19 digits fill lanes 13-31: octet 0 is zero, octet 1 holds at most three digits
+        # At most 24 digits fill lanes 8-31 (octet 0 is zero), at most 19 of them significant: the
+        # sum fits in 64 bits
         return builder.add(builder.add(builder.mul(octet(1), ir.Constant(i64, 10**16)),
                                        builder.mul(octet(2), ir.Constant(i64, 10**8))), octet(3))
 

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 import arrow_bridge
 from arrow_bridge import fast_path
 from arrow_bridge.kernels.fused import _float_at
-from arrow_bridge.kernels.swar import digits_value, digits_value32, equal_mask64, leading_digits, number_masks32
+from arrow_bridge.kernels.swar import (digits_value, digits_value32, equal_mask32, equal_mask64, leading_digits,
+                                      number_masks32)
 from arrow_bridge.converters import ValueRules
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.options import CsvOptions
@@ -228,6 +229,19 @@ def test_equal_mask64_flags_every_field_end_in_64_bytes(text, data, delimiter):
 
 
 @numba.njit
+def _mask32_at(buf, index, a, b):
+    return equal_mask32(buf.ctypes.data, index, a, b)
+
+
+@given(st.binary(min_size=32, max_size=40), st.data(), st.binary(min_size=2, max_size=2))
+def test_equal_mask32_flags_two_byte_values_in_32_bytes(text, data, values):
+    index = data.draw(st.integers(0, len(text) - 32))
+    expected = sum(1 << i for i in range(32) if text[index + i] in values)
+    buf = np.frombuffer(text, np.uint8).copy()
+    assert int(_mask32_at(buf, np.int64(index), np.int64(values[0]), np.int64(values[1]))) == expected
+
+
+@numba.njit
 def _number_masks_at(buf, index, decimal):
     return number_masks32(buf.ctypes.data, index, decimal)
 
@@ -249,8 +263,10 @@ def _digits_value_at(buf, end, count, skip):
 
 
 @settings(deadline=None)
-@given(st.text("0123456789", min_size=1, max_size=19), st.data(), st.binary(min_size=13, max_size=13))
-def test_digits_value32_reads_up_to_19_digits_around_a_point(digits, data, filler):
+@given(st.text("0", max_size=5), st.text("0123456789", min_size=1, max_size=19), st.data(),
+       st.binary(min_size=13, max_size=13))
+def test_digits_value32_reads_19_digits_after_leading_zeros_around_a_point(zeros, digits, data, filler):
+    digits = zeros + digits
     point = data.draw(st.none() | st.integers(0, len(digits)))
     text = digits.encode() if point is None else f"{digits[:point]}.{digits[point:]}".encode()
     buf = np.frombuffer(filler + filler + text, np.uint8).copy()
@@ -268,7 +284,21 @@ _FLOAT_TEXT = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda f: f"{f:.9g}"),
     st.from_regex(r"\A[+-]?[0-9]{0,21}(\.[0-9]{0,21})?([eE][+-]?[0-9]{0,5})?\Z"),
     st.text("0123456789.eE+-x ", max_size=34),
+    st.from_regex(r"\A[+-]?0?\.0{1,8}[1-9][0-9]{0,18}([eE][+-]?[0-9]{1,3})?\Z"),  # leading zeros
 )
+
+
+def _decided_by_fast_path(text: str, offset: int, plain: re.Match) -> bool:
+    """Whether ``_float_at`` must decide ``text``: at most 19 digits, or up to
+    24 of which at most 19 significant where its 32-byte load reaches the
+    whole mantissa (a field of at most 32 bytes, ending 32 bytes or more into
+    the buffer, its mantissa too)."""
+    digits = plain[1] + plain[2]
+    if len(digits) <= 19:
+        return bool(plain[1] or plain[2].strip("0"))
+    mantissa = len(text) - len(plain[3] or "")
+    return (len(digits) <= 24 and len(digits.lstrip("0")) <= 19 and len(text) <= 32
+            and offset + mantissa >= 32)
 
 
 @settings(max_examples=2000, deadline=None)
@@ -280,7 +310,7 @@ def test_float_fast_path_is_correctly_rounded_or_declines(text, offset):
     buf = np.frombuffer(b"9" * offset + field + b",", np.uint8).copy()
     ok, value = _float_field(buf, np.int64(offset), np.int64(offset + len(field)))
     plain = re.fullmatch(r"[+-]?([0-9]*)\.?([0-9]*)([eE][+-]?[0-9]{1,4})?", text)
-    if plain and 0 < len(plain[1]) + len(plain[2]) <= 19 and (plain[1] or plain[2].strip("0")):
-        assert ok, text  # Eisel-Lemire decides all values of at most 19 digits but a few near halfway
+    if plain and _decided_by_fast_path(text, offset, plain):
+        assert ok, text  # Eisel-Lemire decides all values of at most 19 significant digits but a few near halfway
     if ok:
         assert np.float64(value).view(np.uint64) == np.float64(float(text)).view(np.uint64), text
