@@ -309,7 +309,9 @@ class DeviceSession:
 
     def reads_pages(self, offset: int) -> bool:
         """Whether the span at ``offset`` is planned for the device, which
-        reads its pages from the file: the host's span cutter need not."""
+        reads its pages from the file: the host's span cutter need not. (A
+        span over one command's pages, from blocks near 256 MiB, then goes to
+        the host after all and is read there when parsed.)"""
         return self._instances is not None and self.split.static_side(self.task_number(offset)) == DEVICE
 
     def offloadable(self, offset: int, length: int) -> bool:

@@ -33,10 +33,9 @@ from arrow_bridge.options import CsvOptions
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.preamble import Preamble, read_preamble
 from arrow_bridge.source import ByteSource
-from arrow_bridge.spans import Span, SpanCutter, recut
+from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 
 _BAD_ROWS_KEPT = 4096
-_NOTHING = np.empty(0, dtype=np.uint8)  # bad rows described per span (all are counted)
 
 
 @dataclass
@@ -180,8 +179,7 @@ class CsvReader:
                 results.append(self._release(result))
                 if result.status == S.NEEDS_MORE and not self._enough(rows):
                     following = pending.popleft()[0] if pending else next(cutter)
-                    tail = span.buf[result.parsed:]
-                    pending.appendleft((fresh := recut(tail, span.offset + result.parsed, following),
+                    pending.appendleft((fresh := recut(span, result.parsed, following, self.source),
                                         _run(executor, self._parse_span, fresh)))
                 if self.source.random_access:  # nothing keeps the span's bytes: reuse its block
                     spans.recycle(span)
@@ -206,7 +204,7 @@ class CsvReader:
         """
         span = result.span
         # A view would keep the whole block alive: random-access sources keep nothing.
-        kept = _NOTHING if self.source.random_access else span.buf[: result.parsed]
+        kept = NO_BYTES if self.source.random_access else span.buf[: result.parsed]
         result.span = Span(kept, span.offset, span.at_eof, span.index)
         return result
 

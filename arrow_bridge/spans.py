@@ -23,7 +23,7 @@ from arrow_bridge.source import ByteSource
 
 MAX_SPAN = (1 << 31) - 1  # field positions are int32
 _CUT_WINDOW = 64 << 10  # bytes read to find an unread span's cut
-_NOTHING = np.empty(0, dtype=np.uint8)
+NO_BYTES = np.empty(0, dtype=np.uint8)
 
 
 class Span:
@@ -42,7 +42,7 @@ class Span:
     @classmethod
     def unread(cls, source: ByteSource, offset: int, length: int, at_eof: bool, index: int) -> "Span":
         """The ``length`` bytes at ``offset`` of a random-access ``source``, not read yet."""
-        span = cls(_NOTHING, offset, at_eof, index)
+        span = cls(NO_BYTES, offset, at_eof, index)
         span._source, span.length = source, length
         return span
 
@@ -52,6 +52,9 @@ class Span:
 
     @property
     def buf(self) -> np.ndarray:
+        """The span's bytes; an unread span reads them on first use (two
+        threads asking at once may both read: harmless, ``_buf`` is set before
+        ``_source`` is cleared)."""
         if self._source is not None:
             self._buf, self._source = self._source.read_range(self.offset, self.length), None
         return self._buf
@@ -160,20 +163,24 @@ class SpanCutter:
         cut = last_line_break_end(tail, 0, window)
         if cut <= 0:
             return None
-        span = Span.unread(self._source, self._offset, end - window + cut - self._offset, False, self._count)
         self._carry, self._read_to = tail[cut:], end
+        return self._advance(Span.unread(self._source, self._offset, end - window + cut - self._offset, False,
+                                         self._count))
+
+    def _emit(self, buf: np.ndarray, at_eof: bool, block: np.ndarray | None = None) -> Span:
+        return self._advance(Span(buf, self._offset, at_eof, self._count, block))
+
+    def _advance(self, span: Span) -> Span:
         self._offset += span.length
         self._count += 1
         return span
 
-    def _emit(self, buf: np.ndarray, at_eof: bool, block: np.ndarray | None = None) -> Span:
-        span = Span(buf, self._offset, at_eof, self._count, block)
-        self._offset += len(buf)
-        self._count += 1
-        return span
 
-
-def recut(tail: np.ndarray, tail_offset: int, following: Span) -> Span:
-    """The span that continues after a cut inside a record: the previous span's
-    unparsed tail joined to the span that followed it."""
-    return Span(concat(tail, following.buf), tail_offset, following.at_eof, following.index)
+def recut(span: Span, parsed: int, following: Span, source: ByteSource) -> Span:
+    """The span that continues after a cut inside a record: ``span``'s tail
+    from ``parsed`` on joined to the span that followed it. Left unread where
+    ``source`` can read it again (a device may parse it from the file)."""
+    offset, length = span.offset + parsed, span.length - parsed + following.length
+    if source.random_access:
+        return Span.unread(source, offset, length, following.at_eof, following.index)
+    return Span(concat(span.buf[parsed:], following.buf), offset, following.at_eof, following.index)

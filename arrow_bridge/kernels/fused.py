@@ -256,7 +256,7 @@ def _float_at(at, s, e, decimal):
     return _decimal_to_float(w, q, count <= 15, first == 45)
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True)  # a call: only values of over 19 digits get here
 def _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal):
     """How many zero digits the number in lanes ``lane0`` on of the 32 bytes
     before ``e`` starts with, after its sign and across its decimal point

@@ -1,11 +1,14 @@
 """The span cutter: spans end at line breaks, and unread spans (those a device
 parses from the file itself) are cut exactly where read ones would be."""
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arrow_bridge import spans
 from arrow_bridge.source import RangeSource, open_source
-from arrow_bridge.spans import SpanCutter
+from arrow_bridge.spans import Span, SpanCutter, recut
 
 
 def _spans(path, block_size, unread=None, start=0, stop=None):
@@ -28,8 +31,11 @@ _LINES = st.lists(st.tuples(st.binary(max_size=40).map(lambda b: b.replace(b"\r"
 
 @settings(max_examples=150, deadline=None)
 @given(lines=_LINES, tail=st.binary(max_size=10), block_size=st.integers(1, 200),
-       pattern=st.integers(0, 255), byte_range=st.booleans())
-def test_unread_spans_are_cut_where_read_ones_are(tmp_path_factory, lines, tail, block_size, pattern, byte_range):
+       pattern=st.integers(0, 255), byte_range=st.booleans(), window=st.sampled_from([1, 2, 5, 16, 64 << 10]))
+def test_unread_spans_are_cut_where_read_ones_are(tmp_path_factory, lines, tail, block_size, pattern, byte_range,
+                                                  window):
+    """With cut windows shorter than the blocks too: a cut found in the window,
+    and no line break in it (the span is then read)."""
     path = tmp_path_factory.mktemp("spans") / "data.csv"
     data = b"".join(text + end for text, end in lines) + tail
     path.write_bytes(data)
@@ -39,7 +45,8 @@ def test_unread_spans_are_cut_where_read_ones_are(tmp_path_factory, lines, tail,
         return bool((pattern >> ((offset // max(block_size, 1)) % 8)) & 1)
 
     read = _spans(path, block_size, None, start, stop)
-    mixed = _spans(path, block_size, unread, start, stop)
+    with mock.patch.object(spans, "_CUT_WINDOW", window):
+        mixed = _spans(path, block_size, unread, start, stop)
     assert [s[:4] for s in mixed] == [s[:4] for s in read]
     assert b"".join(s[3] for s in mixed) == data[start:stop]
     assert not any(s[4] for s in read)
@@ -59,3 +66,15 @@ def test_only_the_last_bytes_of_an_unread_span_are_read(tmp_path):
         assert all(length <= 64 << 10 for length in reads)  # one cut window per unread span
         assert spans[0]._source is not None
         assert bytes(spans[0].buf) == read[0][3]  # read when asked for
+
+
+def test_a_cut_inside_quotes_joins_the_tail_unread_on_a_random_access_source(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b'a,"b\nc"\nd,e\n')
+    with open_source(str(path)) as source:
+        first = Span.unread(source, 0, 5, False, 0)  # ends inside the quotes
+        following = Span.unread(source, 5, 9, True, 1)
+        joined = recut(first, 2, following, source)
+        assert (joined.offset, joined.length, joined.at_eof, joined.index) == (2, 12, True, 1)
+        assert "unread" in repr(joined) and "unread" in repr(following)
+        assert bytes(joined.buf) == b'"b\nc"\nd,e\n'
