@@ -46,8 +46,13 @@ class Span:
         span._source, span.length = source, length
         return span
 
+    @property
+    def is_read(self) -> bool:
+        """Whether the span's bytes are in memory."""
+        return self._source is None
+
     def __repr__(self) -> str:
-        state = "unread" if self._source is not None else "read"
+        state = "read" if self.is_read else "unread"
         return f"Span(offset={self.offset}, length={self.length}, at_eof={self.at_eof}, index={self.index}, {state})"
 
     @property
@@ -179,8 +184,8 @@ class SpanCutter:
 def recut(span: Span, parsed: int, following: Span, source: ByteSource) -> Span:
     """The span that continues after a cut inside a record: ``span``'s tail
     from ``parsed`` on joined to the span that followed it. Left unread where
-    ``source`` can read it again (a device may parse it from the file)."""
+    either was (a device may parse it from the file)."""
     offset, length = span.offset + parsed, span.length - parsed + following.length
-    if source.random_access:
+    if not (span.is_read and following.is_read):
         return Span.unread(source, offset, length, following.at_eof, following.index)
     return Span(concat(span.buf[parsed:], following.buf), offset, following.at_eof, following.index)

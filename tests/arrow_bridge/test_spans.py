@@ -20,7 +20,7 @@ def _spans(path, block_size, unread=None, start=0, stop=None):
         cutter = SpanCutter(source, block_size, np.empty(0, np.uint8), 0, False, left_unread=unread)
         out = []
         for span in cutter:
-            was_unread = span._source is not None
+            was_unread = not span.is_read
             out.append((span.offset, span.length, span.at_eof, bytes(span.buf), was_unread))
         return out
 
@@ -64,11 +64,11 @@ def test_only_the_last_bytes_of_an_unread_span_are_read(tmp_path):
         spans = list(SpanCutter(source, 1 << 20, np.empty(0, np.uint8), 0, False, left_unread=lambda offset: True))
         assert [(s.offset, s.length, s.at_eof) for s in spans] == [s[:3] for s in read]
         assert all(length <= 64 << 10 for length in reads)  # one cut window per unread span
-        assert spans[0]._source is not None
+        assert not spans[0].is_read
         assert bytes(spans[0].buf) == read[0][3]  # read when asked for
 
 
-def test_a_cut_inside_quotes_joins_the_tail_unread_on_a_random_access_source(tmp_path):
+def test_a_cut_inside_quotes_joins_an_unread_tail_unread(tmp_path):
     path = tmp_path / "data.csv"
     path.write_bytes(b'a,"b\nc"\nd,e\n')
     with open_source(str(path)) as source:
@@ -76,5 +76,7 @@ def test_a_cut_inside_quotes_joins_the_tail_unread_on_a_random_access_source(tmp
         following = Span.unread(source, 5, 9, True, 1)
         joined = recut(first, 2, following, source)
         assert (joined.offset, joined.length, joined.at_eof, joined.index) == (2, 12, True, 1)
-        assert "unread" in repr(joined) and "unread" in repr(following)
-        assert bytes(joined.buf) == b'"b\nc"\nd,e\n'
+        assert not joined.is_read and "unread" in repr(joined)
+        assert bytes(joined.buf) == b'"b\nc"\nd,e\n' and joined.is_read
+        read = recut(Span(first.buf, 0, False, 0), 2, Span(following.buf, 5, True, 1), source)
+        assert read.is_read and bytes(read.buf) == bytes(joined.buf)
