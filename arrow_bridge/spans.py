@@ -2,7 +2,7 @@
 
 Blocks are read in order; each span is the unparsed tail of the previous one
 plus a new block, cut after its last line break. A cut may land inside a
-quoted field; the tokenizer detects that, and :meth:`SpanCutter.recut` joins
+quoted field; the tokenizer detects that, and :func:`recut` joins
 the tail to the following span. Spans never depend on anything but the block
 size, and the parse result never depends on the spans.
 
