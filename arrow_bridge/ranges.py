@@ -49,6 +49,7 @@ from arrow_bridge.kernels.boundaries import (
     reachable_states,
     transition_table,
 )
+from arrow_bridge.source import open_source
 
 PAGE_SIZE = 4096  # device page size used when no device says otherwise
 LOOKBEHIND = 4096  # bytes before a cut the probe looks at
@@ -56,7 +57,7 @@ PROBE_WINDOW = 64 << 10  # first bytes after a cut the probe looks at (grows 4x,
 PROBE_MAX = 4 << 20
 SCAN_CHUNK = 8 << 20  # bytes per read when scanning a whole range (bounds memory)
 
-Reader = Callable[[int, int], np.ndarray]  # (offset, length) -> bytes of the file
+Reader = Callable[..., np.ndarray]  # (offset, length[, out]) -> bytes of the file: ByteSource.read_range
 
 
 # ---- the dialect, as the boundary kernels take it --------------------------------------------
@@ -110,50 +111,6 @@ _DIALECT_KEYS = ("sep", "delimiter", "quotechar", "escapechar", "doublequote", "
 
 def _dialect_keywords(options: Optional[Mapping[str, Any]]) -> dict:
     return {k: v for k, v in (options or {}).items() if k in _DIALECT_KEYS}
-
-
-# ---- reading bytes --------------------------------------------------------------------------
-class ByteReader:
-    """Positional reads of one file: local paths through ``ndp_core.BlockReader``
-    (GIL released), anything else through fsspec.
-
-    >>> with ByteReader(__file__) as r:  # doctest: +SKIP
-    ...     head = r.read(0, 100)
-    """
-
-    def __init__(self, path: str, storage_options: Optional[Mapping[str, Any]] = None):
-        self.path = os.fspath(path)
-        if "://" in self.path:
-            import fsspec
-
-            self._file = fsspec.open(self.path, "rb", **(storage_options or {})).open()
-            self._local = None
-        else:
-            from ndp_core import BlockReader
-
-            self._local = BlockReader(self.path)
-            self._file = None
-
-    def read(self, offset: int, length: int, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Bytes ``[offset, offset + length)`` (short at the end of the file)."""
-        buf = out[:length] if out is not None and len(out) >= length else np.empty(length, np.uint8)
-        if self._local is not None:
-            return buf[: self._local.readinto(buf, offset)]
-        self._file.seek(offset)
-        data = self._file.read(length)
-        buf[: len(data)] = np.frombuffer(data, np.uint8)
-        return buf[: len(data)]
-
-    __call__ = read
-
-    def close(self) -> None:
-        (self._local or self._file).close()
-
-    def __enter__(self) -> "ByteReader":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 # ---- cuts -----------------------------------------------------------------------------------
@@ -392,9 +349,9 @@ def record_ranges(
     [(2, 4096), (4096, 8192), (8192, 10002)]
     """
     dialect = ScanDialect.from_options(options)
-    with ByteReader(os.fspath(path), storage_options) as reader:
+    with open_source(os.fspath(path), storage_options) as source:
         cuts = plan_cuts(data_offset, file_size, blocksize, page_size)
-        planner = RangePlanner(reader.read, cuts, dialect, lookbehind)
+        planner = RangePlanner(source.read_range, cuts, dialect, lookbehind)
     jobs = planner.jobs
     summaries = list(map(_SummarizeJob(os.fspath(path), dialect, storage_options), jobs)) if jobs else []
     return planner.ranges(summaries)
@@ -416,5 +373,5 @@ def summarize_path(path: str, job: SummaryJob, dialect: ScanDialect,
                    storage_options: Optional[Mapping[str, Any]] = None) -> RangeSummary:
     """:func:`summarize` of a range of the file at ``path`` (runs anywhere the
     path is readable: a thread, a Dask worker)."""
-    with ByteReader(path, storage_options) as reader:
-        return summarize(reader.read, job, dialect)
+    with open_source(path, storage_options) as source:
+        return summarize(source.read_range, job, dialect)

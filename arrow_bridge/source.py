@@ -38,15 +38,16 @@ class ByteSource:
         """Fills ``buf`` with the next bytes; returns the count (short at end)."""
         raise NotImplementedError
 
-    def read_range(self, offset: int, length: int) -> np.ndarray:
-        """The bytes at ``[offset, offset + length)`` (random-access sources only)."""
+    def readinto_at(self, buf: np.ndarray, offset: int) -> int:
+        """Fills ``buf`` with the bytes at ``offset``; returns the count (short
+        at the end). Random-access sources only."""
         raise NotImplementedError
 
-    def readinto_at(self, buf: np.ndarray, offset: int) -> int:
-        """Fills ``buf`` with the bytes at ``offset`` (random-access sources only)."""
-        got = self.read_range(offset, len(buf))
-        buf[: len(got)] = got
-        return len(got)
+    def read_range(self, offset: int, length: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The bytes at ``[offset, offset + length)`` (short at the end), in
+        ``out`` when it has room. Random-access sources only."""
+        buf = out[:length] if out is not None and len(out) >= length else np.empty(length, dtype=np.uint8)
+        return buf[: self.readinto_at(buf, offset)]
 
     def read_block(self, size: int) -> np.ndarray:
         buf = np.empty(size, dtype=np.uint8)
@@ -76,10 +77,6 @@ class PathSource(ByteSource):
         n = self._reader.readinto(buf, self._offset)
         self._offset += n
         return n
-
-    def read_range(self, offset: int, length: int) -> np.ndarray:
-        buf = np.empty(length, dtype=np.uint8)
-        return buf[: self.readinto_at(buf, offset)]
 
     def readinto_at(self, buf: np.ndarray, offset: int) -> int:
         return self._reader.readinto(buf, offset)
@@ -115,10 +112,6 @@ class RangeSource(ByteSource):
         n = self._base.readinto_at(buf[:want], self.origin + self._pos) if want > 0 else 0
         self._pos += n
         return n
-
-    def read_range(self, offset: int, length: int) -> np.ndarray:
-        length = max(0, min(length, self._length - offset))
-        return self._base.read_range(self.origin + offset, length)
 
     def readinto_at(self, buf: np.ndarray, offset: int) -> int:
         want = max(0, min(len(buf), self._length - offset))
@@ -173,11 +166,11 @@ class FileObjectSource(ByteSource):
             total += n
         return total
 
-    def read_range(self, offset: int, length: int) -> np.ndarray:
-        here = self._file.tell()
+    def readinto_at(self, buf: np.ndarray, offset: int) -> int:
+        here = self._file.tell()  # the sequential reads go on from here
         try:
             self._file.seek(self._start + offset)
-            return self.read_block(length)
+            return self.readinto(buf)
         finally:
             self._file.seek(here)
 

@@ -4,15 +4,16 @@
 Steps, all on the client when ``read_csv`` is called:
 
 1. expand ``urlpath`` (path, glob, list, fsspec URL) to files, in order;
-2. read each file's preamble (BOM, skipped rows, header): column names and
-   the byte where its data starts; every file must have the same columns;
+2. open each file once: read its preamble (BOM, skipped rows, header),
+   which gives the column names and the byte where its data starts (every
+   file must have the same columns), and cut its data every ``blocksize``
+   bytes on page boundaries, each cut settled by probing a few KiB around
+   it (:mod:`arrow_bridge.ranges`);
 3. read a sample (the records in the first ``sample`` bytes of the first
    file with data) with type inference: its schema is every partition's;
-4. plan exact record-aligned byte ranges per file
-   (:mod:`arrow_bridge.ranges`): cuts every ``blocksize`` bytes on page
-   boundaries, settled by probing a few KiB around each; cuts a probe cannot
-   settle (long multi-line quoted fields) need per-range transfer functions,
-   computed as tasks on the current scheduler when there is much to scan;
+4. settle the cuts a probe could not (long multi-line quoted fields) by
+   per-range transfer functions, computed as tasks on the current scheduler
+   when there is much to scan: exact record-aligned byte ranges per file;
 5. ``dd.from_map`` one partition per range.
 """
 from __future__ import annotations
@@ -27,8 +28,10 @@ import pyarrow as pa
 import arrow_bridge
 from arrow_bridge.api import to_pandas
 from arrow_bridge.options import resolve_options
+from arrow_bridge.preamble import read_preamble
+from arrow_bridge.source import open_source
 from arrow_bridge.ranges import (
-    ByteReader,
+    PAGE_SIZE,
     RangePlanner,
     RangeSummary,
     ScanDialect,
@@ -64,11 +67,13 @@ class FileInfo:
 
 @dataclass(frozen=True)
 class FilePlan:
-    """A file's column names and where its data starts."""
+    """A file's column names, where its data starts, and its cuts as probed
+    (None: one partition, for a compressed file or no ``blocksize``)."""
 
     file: FileInfo
     names: tuple[str, ...]
     data_offset: int
+    planner: Optional[RangePlanner] = None
 
 
 def read_csv(
@@ -134,14 +139,14 @@ def read_csv(
     _check_split(split, spec)
     storage_options = dict(storage_options or {})
     files = expand_paths(urlpath, storage_options, compression)
-    plans = [read_file_plan(f, reader_options, storage_options) for f in files]
-    names = _common_names(plans)
-    schema, user_typed = sample_schema(plans, reader_options, _bytes(sample, "sample"), storage_options)
-    path_column = _path_column(include_path_column, schema)
     block = None if blocksize is None else _bytes(blocksize if blocksize != "default" else DEFAULT_BLOCKSIZE,
                                                   "blocksize")
     page = int(page_size) if page_size else page_size_of(spec)
-    parts = plan_parts(plans, block, page, reader_options, storage_options)
+    plans = [read_file_plan(f, reader_options, storage_options, block, page) for f in files]
+    names = _common_names(plans)
+    schema, user_typed = sample_schema(plans, reader_options, _bytes(sample, "sample"), storage_options)
+    path_column = _path_column(include_path_column, schema)
+    parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
     read_id = _tokenize("ndp-read-csv", [(f.path, f.size) for f in files], reader_options, block, page,
                         str(schema), dtype_backend, path_column, spec, split, storage_options)
@@ -230,12 +235,11 @@ def _protocols(fs: Any) -> tuple:
     return (protocol,) if isinstance(protocol, str) else tuple(protocol)
 
 
-def read_file_plan(file: FileInfo, reader_options: dict,
-                   storage_options: Optional[Mapping[str, Any]] = None) -> FilePlan:
-    """Column names and data start of one file (its BOM, skipped rows and header)."""
-    from arrow_bridge.preamble import read_preamble
-    from arrow_bridge.source import open_source
-
+def read_file_plan(file: FileInfo, reader_options: dict, storage_options: Optional[Mapping[str, Any]] = None,
+                   blocksize: Optional[int] = None, page_size: int = PAGE_SIZE) -> FilePlan:
+    """Column names and data start of one file (after its BOM, skipped rows
+    and header) and, given a ``blocksize``, its cuts probed: one open of the
+    file (a round trip less per remote file)."""
     opts = resolve_options(**{**reader_options, "block_size": 64 << 10})
     with open_source(file.path, storage_options) as src:
         try:
@@ -244,7 +248,11 @@ def read_file_plan(file: FileInfo, reader_options: dict,
             if file.size == 0 and opts.column_names is not None:
                 return FilePlan(file, tuple(opts.column_names), 0)
             raise
-    return FilePlan(file, tuple(pre.names), pre.data_offset)
+        planner = None
+        if blocksize is not None and not file.compressed:
+            planner = RangePlanner(src.read_range, plan_cuts(pre.data_offset, file.size, blocksize, page_size),
+                                   ScanDialect.from_options(reader_options))
+    return FilePlan(file, tuple(pre.names), pre.data_offset, planner)
 
 
 def _common_names(plans: Sequence[FilePlan]) -> tuple[str, ...]:
@@ -285,9 +293,9 @@ def _sample_range(plan: FilePlan, sample: int, reader_options: dict,
     d, end = plan.data_offset, plan.file.size
     cuts = [d, end] if d + sample >= end else [d, d + sample, end]
     dialect = ScanDialect.from_options(reader_options)
-    with ByteReader(plan.file.path, storage_options) as reader:
-        planner = RangePlanner(reader.read, cuts, dialect)
-        summaries = [summarize(reader.read, job, dialect) for job in planner.jobs]
+    with open_source(plan.file.path, storage_options) as source:
+        planner = RangePlanner(source.read_range, cuts, dialect)
+        summaries = [summarize(source.read_range, job, dialect) for job in planner.jobs]
     return planner.ranges(summaries)[0]
 
 
@@ -308,31 +316,21 @@ def _meta(schema: pa.Schema, dtype_backend: str, path_column: Optional[str], pat
 
 
 # ---- partitions ---------------------------------------------------------------------------------------
-def plan_parts(plans: Sequence[FilePlan], blocksize: Optional[int], page_size: int, reader_options: dict,
+def plan_parts(plans: Sequence[FilePlan], reader_options: dict,
                storage_options: Optional[Mapping[str, Any]] = None) -> list[Part]:
     """One :class:`Part` per record-aligned range of every file, in file order."""
     dialect = ScanDialect.from_options(reader_options)
-    planners: list[Optional[RangePlanner]] = []
-    pending: list[tuple[str, SummaryJob]] = []
-    for plan in plans:
-        f = plan.file
-        if f.compressed or blocksize is None:
-            planners.append(None)
-            continue
-        with ByteReader(f.path, storage_options) as reader:
-            planner = RangePlanner(reader.read, plan_cuts(plan.data_offset, f.size, blocksize, page_size), dialect)
-        planners.append(planner)
-        pending += [(f.path, job) for job in planner.jobs]
+    pending = [(plan.file.path, job) for plan in plans if plan.planner is not None for job in plan.planner.jobs]
     summaries = iter(_summarize_jobs(pending, dialect, storage_options))
     parts: list[Part] = []
-    for i, (plan, planner) in enumerate(zip(plans, planners)):
+    for i, plan in enumerate(plans):
         f = plan.file
         if f.compressed:
             ranges = [(None, None)]
-        elif planner is None:
+        elif plan.planner is None:
             ranges = [(plan.data_offset, max(f.size, plan.data_offset))]
         else:
-            ranges = planner.ranges([next(summaries) for _ in planner.jobs])
+            ranges = plan.planner.ranges([next(summaries) for _ in plan.planner.jobs])
         parts += [Part(f.path, start, stop, len(parts) + j, i) for j, (start, stop) in enumerate(ranges)]
     return parts
 

@@ -242,6 +242,18 @@ def test_storage_options_reach_every_read(sync, csv_dir):
         fs.rm("/dask-plugin-options", recursive=True)
 
 
+def test_planning_opens_each_file_once(sync, csv_dir, monkeypatch):
+    """The preamble and the cut probes share one open per file (one round trip
+    less per remote file); the first file is opened again for the sample."""
+    opened = []
+    monkeypatch.setattr(core, "open_source", lambda path, *a, _open=core.open_source: opened.append(path) or
+                        _open(path, *a))
+    files = _files(csv_dir)
+    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=4096)
+    assert ddf.npartitions > len(files)
+    assert sorted(opened) == sorted([str(p) for p in files] + [str(files[0])])
+
+
 def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir):
     files = _files(csv_dir)
     expected = expected_frame(files)
