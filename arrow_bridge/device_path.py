@@ -201,17 +201,13 @@ def _fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) ->
     general layout's (an attempt that gives up leaves nothing to keep); its
     string data goes to the scratch, one span-sized stretch per column."""
     rows = fused_capacity(capacity)
-    n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
-    ncols = plan.ncols
-    sizes = [8 * n_i64 * rows, 4 * n_i32 * rows, 8 * n_f64 * rows, n_bits * rows // 8, 4 * n_str * (rows + 1),
-             ncols * rows // 8, 8 * ncols, 8 * n_str, 8 * S.N_COUNTERS]  # F_I64 .. F_COUNTERS
     regions = []
-    for size in sizes:
+    for dtype, shape, _ in plan.regions(rows):  # F_I64 .. F_COUNTERS
         regions.append(arena_at)
-        arena_at += _align(size)
+        arena_at += _align(np.dtype(dtype).itemsize * int(np.prod(shape)))
     stride = data_stride(length)
     words = [rows, *plan.counts, *regions, 0, stride, *plan.kinds, *plan.slots, *plan.params.reshape(-1)]
-    return [int(w) for w in words], arena_at, n_str * stride
+    return [int(w) for w in words], arena_at, plan.string_bytes(length)
 
 
 class _Estimate:

@@ -132,20 +132,29 @@ class FastPlan:
         counters += scratch_counters
         return rows, lines, self.wrap(rows, out)
 
+    def regions(self, rows: int) -> list[tuple[type, tuple[int, ...], bool]]:
+        """The kernel's output arrays for ``rows`` (a multiple of 8) as
+        ``(dtype, shape, must be zeroed)``, in the order of a device task's
+        arena regions (span_app's ``F_I64`` .. ``F_COUNTERS``; the app's
+        :func:`kernels.span_app.fused_outputs` takes the same views)."""
+        n_i64, n_i32, n_f64, n_bits, n_str = self.counts
+        return [(np.int64, (n_i64, rows), False), (np.int32, (n_i32, rows), False),
+                (np.float64, (n_f64, rows), False), (np.uint8, (n_bits, rows // 8), True),
+                (np.int32, (n_str, rows + 1), False), (np.uint8, (self.ncols, rows // 8), True),
+                (np.int64, (self.ncols,), True), (np.int64, (n_str,), True), (np.int64, (S.N_COUNTERS,), True)]
+
     def allocate(self, row_capacity: int, span_bytes: int) -> "FusedBuffers":
         """Fresh output arrays for a span of ``span_bytes`` (string values go to
         this thread's workspace: :meth:`wrap` copies them out)."""
-        capacity = fused_capacity(row_capacity)
-        n_i64, n_i32, n_f64, n_bits, n_str = self.counts
-        i64 = np.empty((n_i64, capacity), np.int64)
-        i32 = np.empty((n_i32, capacity), np.int32)
-        f64 = np.empty((n_f64, capacity), np.float64)
-        bits = np.zeros((n_bits, capacity // 8), np.uint8)
-        offsets = np.empty((n_str, capacity + 1), np.int32)
-        stride = data_stride(span_bytes)
-        return FusedBuffers(i64, i32, f64, bits, offsets, _string_workspace(n_str * stride), stride,
-                            np.zeros(n_str, np.int64), np.zeros((self.ncols, capacity // 8), np.uint8),
-                            np.zeros(self.ncols, np.int64))
+        i64, i32, f64, bits, offsets, validity, null_counts, data_used, _ = (
+            (np.zeros if zeroed else np.empty)(shape, dtype)
+            for dtype, shape, zeroed in self.regions(fused_capacity(row_capacity)))
+        return FusedBuffers(i64, i32, f64, bits, offsets, _string_workspace(self.string_bytes(span_bytes)),
+                            data_stride(span_bytes), data_used, validity, null_counts)
+
+    def string_bytes(self, span_bytes: int) -> int:
+        """Room for the string columns' values of a span: one stretch each."""
+        return self.counts[_STR] * data_stride(span_bytes)
 
     def wrap(self, rows: int, out: "FusedBuffers") -> dict[int, pa.Array]:
         """The kernel's output rows as ``{file column: array}``: values and

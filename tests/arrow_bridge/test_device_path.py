@@ -345,6 +345,23 @@ def test_row_capacities_are_rounded_to_whole_bitmap_bytes():
     assert arrays[1].to_pylist() == [f"s{i}" for i in range(12)]
 
 
+def test_the_app_views_the_arena_as_the_host_allocates_the_fused_outputs():
+    """``FastPlan.regions`` lays out both; the app's Numba ``fused_outputs``
+    must take the same dtypes and shapes from a task's arena."""
+    opts = CsvOptions()
+    types = [pa.int64(), pa.int32(), pa.float64(), pa.bool_(), pa.string(), pa.date32(), pa.int16()]
+    plan = fast_path.FastPlan.build(len(types) + 1, list(enumerate(types)), ValueRules.from_options(opts),
+                                    Dialect.from_options(opts))
+    words, arena_size, scratch_size = device_path._fused_section(plan, 100, 5000, 64)
+    views = A.fused_outputs(np.zeros(arena_size, np.uint8), np.zeros(scratch_size, np.uint8),
+                            np.array(words, np.int64), plan.ncols)
+    host = plan.allocate(100, 5000)
+    for name in ("i64", "i32", "f64", "bits", "offsets", "validity", "null_counts", "data_used"):
+        view, array = getattr(fast_path.FusedBuffers(*views), name), getattr(host, name)
+        assert (view.dtype, view.shape) == (array.dtype, array.shape), name
+    assert len(views[5]) == len(host.data) == plan.string_bytes(5000) and views[6] == host.stride
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=csv_cases(max_rows=60, malformed=False, unique_names=True),
        split=st.sampled_from(["device", "dynamic"]), profile=st.sampled_from(PROFILES),
