@@ -425,7 +425,7 @@ class DeviceSession:
             result.rungs = res[A.RESULT_WORDS::A.R_COL][: len(reader.plans)].tolist()
             outputs = A.fused_outputs(arena, scratch, args[args[A.A_FUSED]:], len(reader.names))
             arrays = layout.fast.wrap(nrows, FusedBuffers(*outputs))
-            result.columns = [arrays[p.index] if p.index >= 0 else None for p in reader.plans]
+            result.columns = reader.planned_columns(arrays)
             return
         for j, plan in enumerate(reader.plans):
             rung, null_count, used = (int(v) for v in res[A.RESULT_WORDS + A.R_COL * j:][:3])

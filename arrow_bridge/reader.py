@@ -270,9 +270,14 @@ class CsvReader:
             return False
         result.nrows, result.line_breaks, arrays = parsed
         result.parsed = len(span.buf)
-        result.columns = [arrays[p.index] if p.index >= 0 else None for p in self.plans]
+        result.columns = self.planned_columns(arrays)
         result.rungs = [-1 if p.type is not None or p.index < 0 else rungs[j] for j, p in enumerate(self.plans)]
         return True
+
+    def planned_columns(self, arrays: dict[int, pa.Array]) -> list[Optional[pa.Array]]:
+        """Each planned column's array from the fused kernel's ``{file column:
+        array}`` (None for a column missing from the file)."""
+        return [arrays[p.index] if p.index >= 0 else None for p in self.plans]
 
     def _convert_columns(self, tokens: TokenizedSpan, result: SpanResult, start_rungs: list[int]) -> None:
         """Converts every planned column; inferred ones from ``start_rungs`` up."""
