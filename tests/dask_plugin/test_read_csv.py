@@ -54,15 +54,22 @@ def test_cluster_read_equals_the_files_read_whole(client, csv_dir, blocksize):
     assert_same(ddf.compute(), expected_frame(_files(csv_dir), path_column="path"))
 
 
-def test_sync_scheduler_small_pages_and_column_projection(sync, csv_dir):
+def test_sync_scheduler_small_pages_and_column_projection(sync, csv_dir, monkeypatch):
     """Blocks of 100 bytes on 64-byte pages: most cuts fall inside quoted fields,
-    some inside long multi-line ones (settled by transfer functions)."""
+    some inside long multi-line ones (settled by transfer functions). A
+    projection reaches the reader: only the selected file columns are parsed."""
     files = _files(csv_dir)
     ddf = dask_plugin.read_csv([str(p) for p in files], blocksize=100, page_size=64, include_path_column="src")
     expected = expected_frame(files, path_column="src")
     assert_same(ddf.compute(), expected)
+    parsed = []
+    monkeypatch.setattr(CsvPartReader, "_read", lambda self, part, columns, _read=CsvPartReader._read:
+                        parsed.append(tuple(columns)) or _read(self, part, columns))
     assert_same(ddf[["value", "src"]].compute(), expected[["value", "src"]])
+    assert set(parsed) == {("value",)} and len(parsed) == ddf.npartitions
+    parsed.clear()
     assert_same(ddf["src"].compute().to_frame(), expected[["src"]])
+    assert len(set(parsed)) == 1 and len(parsed[0]) == 1  # one column, for the row count
 
 
 def test_threaded_scheduler_numpy_dtypes_and_reader_options(csv_dir):
