@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import tempfile
 import time
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks import datasets
-from benchmarks.common import MB, RESULTS_DIR, host_info, mb_per_s, package_versions, warm_page_cache, write_head
+from benchmarks.common import MB, host_info, mb_per_s, package_versions, warm_page_cache, write_head, write_result
 
 READERS = ("ndp", "dask-pandas", "dask-pyarrow")
 TARGET_SPEEDUP = 1.5  # ndp vs dask.dataframe.read_csv (the faster engine)
@@ -221,16 +220,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def dataset(scale_factor: float) -> Path:
-    path = datasets.default_path("lineitem", scale_factor=scale_factor)
-    if not datasets.is_current(path, datasets.dataset_params("lineitem", scale_factor=scale_factor)):
-        datasets.make("lineitem", path, scale_factor=scale_factor)
-    return path
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    path = dataset(args.scale_factor)
+    path = datasets.make("lineitem", scale_factor=args.scale_factor)
     scratch = tempfile.TemporaryDirectory(prefix="dask-read-")
     head = write_head(path, Path(scratch.name) / f"{path.stem}-head.csv", rows=2000)
     warm_page_cache(path)
@@ -243,9 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         if name not in args.skip:
             payload[name] = step(path, args, head)
     payload["loadavg_after"] = os.getloadavg()
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / f"dask-read-{path.stem}-{args.workers}w{'-quick' if args.quick else ''}.json"
-    out.write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    out = write_result(f"dask-read-{path.stem}-{args.workers}w{'-quick' if args.quick else ''}.json", payload)
     print(f"\nwrote {out}")
     scratch.cleanup()
     return 0
