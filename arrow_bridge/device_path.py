@@ -22,6 +22,7 @@ device (the span itself stays unread); the model charges nothing for it.
 """
 from __future__ import annotations
 
+import math
 import queue
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -204,7 +205,7 @@ def _fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) ->
     regions = []
     for dtype, shape, _ in plan.regions(rows):  # F_I64 .. F_COUNTERS
         regions.append(arena_at)
-        arena_at += _align(np.dtype(dtype).itemsize * int(np.prod(shape)))
+        arena_at += _align(np.dtype(dtype).itemsize * math.prod(shape))
     stride = data_stride(length)
     words = [rows, *plan.counts, *regions, 0, stride, *plan.kinds, *plan.slots, *plan.params.reshape(-1)]
     return [int(w) for w in words], arena_at, plan.string_bytes(length)

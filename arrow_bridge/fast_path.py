@@ -134,14 +134,16 @@ class FastPlan:
 
     def regions(self, rows: int) -> list[tuple[type, tuple[int, ...], bool]]:
         """The kernel's output arrays for ``rows`` (a multiple of 8) as
-        ``(dtype, shape, must be zeroed)``, in the order of a device task's
-        arena regions (span_app's ``F_I64`` .. ``F_COUNTERS``; the app's
-        :func:`kernels.span_app.fused_outputs` takes the same views)."""
+        ``(dtype, shape, zeroed)``, in the order of a device task's arena
+        regions (span_app's ``F_I64`` .. ``F_COUNTERS``; the app's
+        :func:`kernels.span_app.fused_outputs` takes the same views).
+        ``zeroed``: the kernel only sets bits in it, so it must start at zero
+        (the app zeroes its own views)."""
         n_i64, n_i32, n_f64, n_bits, n_str = self.counts
         return [(np.int64, (n_i64, rows), False), (np.int32, (n_i32, rows), False),
                 (np.float64, (n_f64, rows), False), (np.uint8, (n_bits, rows // 8), True),
                 (np.int32, (n_str, rows + 1), False), (np.uint8, (self.ncols, rows // 8), True),
-                (np.int64, (self.ncols,), True), (np.int64, (n_str,), True), (np.int64, (S.N_COUNTERS,), True)]
+                (np.int64, (self.ncols,), False), (np.int64, (n_str,), False), (np.int64, (S.N_COUNTERS,), False)]
 
     def allocate(self, row_capacity: int, span_bytes: int) -> "FusedBuffers":
         """Fresh output arrays for a span of ``span_bytes`` (string values go to

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -57,7 +57,10 @@ PROBE_WINDOW = 64 << 10  # first bytes after a cut the probe looks at (grows 4x,
 PROBE_MAX = 4 << 20
 SCAN_CHUNK = 8 << 20  # bytes per read when scanning a whole range (bounds memory)
 
-Reader = Callable[..., np.ndarray]  # (offset, length[, out]) -> bytes of the file: ByteSource.read_range
+class Reader(Protocol):
+    """Positional reads of a file (:meth:`arrow_bridge.source.ByteSource.read_range`)."""
+
+    def __call__(self, offset: int, length: int, out: Optional[np.ndarray] = None) -> np.ndarray: ...
 
 
 # ---- the dialect, as the boundary kernels take it --------------------------------------------

@@ -46,6 +46,7 @@ class ByteSource:
     def read_range(self, offset: int, length: int, out: np.ndarray | None = None) -> np.ndarray:
         """The bytes at ``[offset, offset + length)`` (short at the end), in
         ``out`` when it has room. Random-access sources only."""
+        length = max(length, 0)
         buf = out[:length] if out is not None and len(out) >= length else np.empty(length, dtype=np.uint8)
         return buf[: self.readinto_at(buf, offset)]
 

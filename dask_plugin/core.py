@@ -13,7 +13,8 @@ Steps, all on the client when ``read_csv`` is called:
    file with data) with type inference: its schema is every partition's;
 4. settle the cuts a probe could not (long multi-line quoted fields) by
    per-range transfer functions, computed as tasks on the current scheduler
-   when there is much to scan: exact record-aligned byte ranges per file;
+   when there is much to scan; the cuts then give each file's exact
+   record-aligned byte ranges;
 5. ``dd.from_map`` one partition per range.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ import arrow_bridge
 from arrow_bridge.api import to_pandas
 from arrow_bridge.options import resolve_options
 from arrow_bridge.preamble import read_preamble
-from arrow_bridge.source import open_source
+from arrow_bridge.source import ByteSource, open_source
 from arrow_bridge.ranges import (
     PAGE_SIZE,
     RangePlanner,
@@ -248,11 +249,18 @@ def read_file_plan(file: FileInfo, reader_options: dict, storage_options: Option
             if file.size == 0 and opts.column_names is not None:
                 return FilePlan(file, tuple(opts.column_names), 0)
             raise
-        planner = None
-        if blocksize is not None and not file.compressed:
-            planner = RangePlanner(src.read_range, plan_cuts(pre.data_offset, file.size, blocksize, page_size),
-                                   ScanDialect.from_options(reader_options))
+        planner = _probe_cuts(src, file, pre.data_offset, blocksize, page_size, reader_options)
     return FilePlan(file, tuple(pre.names), pre.data_offset, planner)
+
+
+def _probe_cuts(src: ByteSource, file: FileInfo, data_offset: int, blocksize: Optional[int], page_size: int,
+                reader_options: dict) -> Optional[RangePlanner]:
+    """The file's data cut every ``blocksize`` bytes, each cut probed (None:
+    one partition, for a compressed file or no ``blocksize``)."""
+    if blocksize is None or file.compressed:
+        return None
+    cuts = plan_cuts(data_offset, file.size, blocksize, page_size)
+    return RangePlanner(src.read_range, cuts, ScanDialect.from_options(reader_options))
 
 
 def _common_names(plans: Sequence[FilePlan]) -> tuple[str, ...]:

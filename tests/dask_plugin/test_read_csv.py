@@ -251,14 +251,22 @@ def test_storage_options_reach_every_read(sync, csv_dir):
 
 def test_planning_opens_each_file_once(sync, csv_dir, monkeypatch):
     """The preamble and the cut probes share one open per file (one round trip
-    less per remote file); the first file is opened again for the sample."""
+    less per remote file). Besides: the first file twice more for the sample
+    (its record range, then its rows), and a file once per range summary its
+    cuts need (they may run on workers). Counted where every local open goes."""
+    from collections import Counter
+
+    from arrow_bridge.source import PathSource
+
+    files = [str(p) for p in _files(csv_dir)]
+    plans = [core.read_file_plan(f, {}, None, 4096, 4096) for f in core.expand_paths(files)]
+    expected = Counter(files) + Counter({files[0]: 2}) + Counter({p.file.path: len(p.planner.jobs) for p in plans})
     opened = []
-    monkeypatch.setattr(core, "open_source", lambda path, *a, _open=core.open_source: opened.append(path) or
-                        _open(path, *a))
-    files = _files(csv_dir)
-    ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=4096)
+    monkeypatch.setattr(PathSource, "__init__", lambda self, path, _init=PathSource.__init__: opened.append(path) or
+                        _init(self, path))
+    ddf = dask_plugin.read_csv(files, blocksize=4096)
     assert ddf.npartitions > len(files)
-    assert sorted(opened) == sorted([str(p) for p in files] + [str(files[0])])
+    assert Counter(opened) == expected
 
 
 def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir):
