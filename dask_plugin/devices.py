@@ -158,7 +158,7 @@ _process_lock = threading.Lock()
 def device_for(spec: DeviceSpec) -> Any:
     """The device for ``spec`` in this task: the worker's (see the module
     docstring), else this process's, built on first use."""
-    worker = _current_worker()
+    worker = current_worker()
     if worker is not None:
         plugin = getattr(worker, "plugins", {}).get(spec.plugin_name)
         if plugin is not None and getattr(plugin, "device", None) is not None:
@@ -176,7 +176,7 @@ def page_size_of(spec: Optional[DeviceSpec], default: int = 4096) -> int:
     return int(getattr(device_for(spec), "page_size", default) or default)
 
 
-def _current_worker() -> Any:
+def current_worker() -> Any:
     """The ``distributed`` worker running this task, or None (another scheduler, or the client)."""
     from distributed import get_worker
 

@@ -398,6 +398,21 @@ def _decimal_to_bits(w, q, too_many, fmt):
     return m | (np.uint64(p2) << np.uint64(fmt[0])), decided
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def decimal_to_float64(w, q, below_2_53, negative):
+    """``(decided, ±w * 10**q)`` correctly rounded: Clinger's one rounding
+    where it is exact (``below_2_53``: the caller knows ``w < 2**53``) and
+    cheaper, else Eisel-Lemire (not decided near a halfway point: the exact
+    path must tell)."""
+    if below_2_53 and -22 <= q <= 22:
+        value = np.float64(np.int64(w))  # w < 2**63: one cvtsi2sd
+        value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
+        return True, -value if negative else value
+    mantissa, power2, decided = _eisel_lemire(q, w, _DOUBLE)
+    pattern = mantissa | (np.uint64(power2) << np.uint64(_DOUBLE[0]))
+    return decided, _bits_to_f64(pattern | _SIGN64 if negative else pattern)
+
+
 # --------------------------------------------------------------------------
 # Exact path: big integers as little-endian uint32 limbs held in uint64s.
 # --------------------------------------------------------------------------
@@ -623,10 +638,10 @@ def _parse_f64(buf, start, end, decimal_point):
         buf, int_start, int_end, frac_start, frac_end) > 19
     if too_many:
         w, q = _first_19_digits(buf, int_start, int_end, frac_start, frac_end, exp)
-    elif w <= _MAX_FAST_MANTISSA64 and -22 <= q <= 22:
-        value = np.float64(np.int64(w))  # w < 2**63: one cvtsi2sd
-        value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
-        return True, -value if negative else value, False
+    else:
+        decided, value = decimal_to_float64(w, q, w <= _MAX_FAST_MANTISSA64, negative)
+        if decided:
+            return True, value, False
     bits, decided = _decimal_to_bits(w, q, too_many, _DOUBLE)
     if not decided:
         bits = _exact_bits(buf, (int_start, int_end, frac_start, frac_end, exp), bits, _DOUBLE)

@@ -38,15 +38,7 @@ from arrow_bridge.kernels.columns import (
     utf8_valid,
 )
 from arrow_bridge.kernels.fields import in_spelling_set, spelled
-from arrow_bridge.kernels.floats import (
-    _DOUBLE,
-    _MAX_FAST_MANTISSA64,
-    _POW10_F64,
-    _SIGN64,
-    _bits_to_f64,
-    _eisel_lemire,
-    parse_float64,
-)
+from arrow_bridge.kernels.floats import _MAX_FAST_MANTISSA64, decimal_to_float64, parse_float64
 from arrow_bridge.kernels.ints import parse_signed
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
@@ -88,7 +80,6 @@ CR = 13
 _POW10_INT = np.array([10**i for i in range(9)], dtype=np.uint64)
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
-_U52 = np.uint64(52)  # float64 mantissa bits
 _U9 = np.uint64(9)
 _U10 = np.uint64(10)
 _U48 = np.uint64(48)
@@ -253,7 +244,7 @@ def _float_at(at, s, e, decimal):
     # Testing the digit count rather than w < 2**53: a column's values mostly have one count, so
     # the branch predicts well (the float matrix's 16-17 digit values, benchmarks.fast_path when
     # this was written: 877 MB/s, testing w: 724).
-    return _decimal_to_float(w, q, count <= 15, first == 45)
+    return decimal_to_float64(w, q, count <= 15, first == 45)
 
 
 @nb.njit(nogil=True, cache=True)  # a call: only values of over 19 digits get here
@@ -292,21 +283,7 @@ def _float_in_runs(at, s, e, decimal):
         q += -np.int64(exponent) if exp_negative else np.int64(exponent)
     if not (0 < n <= 19 and p == e):
         return False, 0.0
-    return _decimal_to_float(w, q, w <= _MAX_FAST_MANTISSA64, negative)
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _decimal_to_float(w, q, below_2_53, negative):
-    """``(decided, ±w * 10**q)`` correctly rounded: Clinger's one rounding
-    where it is exact (``below_2_53``: the caller knows ``w < 2**53``) and
-    cheaper, else Eisel-Lemire."""
-    if below_2_53 and -22 <= q <= 22:
-        value = np.float64(np.int64(w))
-        value = value / _POW10_F64[-q] if q < 0 else value * _POW10_F64[q]
-        return True, -value if negative else value
-    mantissa, power2, decided = _eisel_lemire(q, w, _DOUBLE)
-    pattern = mantissa | (np.uint64(power2) << _U52)
-    return decided, _bits_to_f64(pattern | _SIGN64 if negative else pattern)
+    return decimal_to_float64(w, q, w <= _MAX_FAST_MANTISSA64, negative)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
