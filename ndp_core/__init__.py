@@ -9,6 +9,11 @@
   and ``HostOnly``; ``ndp_core.report`` — ``Report`` and ``collect()``.
 * ``ndp_core.engine`` — ``Status``/``Opcode`` enums and the Numba-side
   StorageApp ABI helpers (``storage_app``, ``app_input``, ...).
+* ``ndp_core.counters`` — ``WorkCounters``: the work counters an app declares.
+* ``ndp_core.layout`` — ``word_layout``: an app's binary layouts (plan, args,
+  result header), defined once for the app and its host driver.
+
+It knows nothing of CSV: apps bring their own layouts and counters.
 """
 from ndp_core._core import (
     MAX_PAGES_PER_COMMAND,

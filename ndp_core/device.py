@@ -83,19 +83,13 @@ class SplitPolicy:
         return f"static:{self.device_share:g}" if self.kind == "static" else self.kind
 
 
-#: The work counters a task reports by name (``TaskWork.counters`` keys): the
-#: timing model has a cycle cost for each.
-WORK_COUNTERS = ("bytes_scanned", "rows", "fields", "ints", "floats", "bools", "temporals", "string_bytes",
-                 "nulls")
-
-
 @dataclass
 class TaskWork:
     """One task as the timing model sees it.
 
-    ``counters`` are the StorageApp's work counters by name (``bytes_scanned``,
-    ``rows``, ``fields``, ``ints``, ``floats``, ``bools``, ``temporals``,
-    ``string_bytes``, ``nulls``); ``object_bytes`` is the size of the Arrow
+    ``counters`` are the work counters the StorageApp declares as modeled
+    (:class:`ndp_core.counters.WorkCounters`), by name: the device's profile
+    prices each one; ``object_bytes`` is the size of the Arrow
     buffers the task produced (what crosses the link when the device parsed
     it); ``faults`` the faults injected into its commands, by kind.
     """

@@ -9,8 +9,9 @@ the engine passes a pointer to the ``AppCall`` struct (``src/storage_app.h``),
 whose fields are all 8-byte words. The ``app_*`` helpers below turn those words
 into arrays, so an app never hard-codes offsets::
 
+    >>> import tempfile
     >>> import numpy as np
-    >>> from ndp_core.engine import storage_app, app_input, app_counters, Status
+    >>> from ndp_core.engine import Engine, Status, app_counters, app_input, storage_app
     >>> @storage_app
     ... def count_newlines(call):
     ...     data = app_input(call)
@@ -19,10 +20,16 @@ into arrays, so an app never hard-codes offsets::
     ...         if b == 10:
     ...             counters[0] += 1
     ...     return 0
-    >>> inst = engine.minit(count_newlines.address, streams=[s])
-    >>> counters = np.zeros(1, dtype=np.int64)
-    >>> engine.wait(engine.submit_mread(inst, s, 0, 4, [], counters)).status == Status.OK
-    True
+    >>> with tempfile.NamedTemporaryFile(suffix=".txt") as text:
+    ...     _ = text.write(b"one\\ntwo\\nthree\\n"); text.flush()
+    ...     engine = Engine(page_size=4)
+    ...     s = engine.stream_create(text.name)
+    ...     inst = engine.minit(count_newlines.address, streams=[s])
+    ...     counters = np.zeros(1, dtype=np.int64)
+    ...     done = engine.wait(engine.submit_mread(inst, s, 0, 4, [], counters))
+    ...     final_state = engine.mdeinit(inst); engine.stream_close(s); engine.close()
+    >>> done.status == Status.OK, int(counters[0])
+    (True, 3)
 
 The helpers (and ``storage_app``) are built on first use, so importing
 ``ndp_core`` does not import Numba.
@@ -47,6 +54,13 @@ from ndp_core._core import (
 Status = enum.IntEnum("Status", STATUSES)
 Status.__doc__ = """Completion statuses: the app's own (OK, NEEDS_MORE_INPUT, BAD_INPUT,
 OUT_OF_SPACE) pass through; engine errors start at 16."""
+#: Statuses from here up are an app's own: codes its kernels pass among
+#: themselves, never returned to the engine (which reports APP_ERROR for any
+#: status outside the ABI). Apps number their internal codes from here, so no
+#: internal code equals an engine status by accident.
+APP_PRIVATE_STATUS_BASE = 64
+assert APP_PRIVATE_STATUS_BASE > max(Status), "engine statuses must stay below the app-private range"
+
 Opcode = enum.IntEnum("Opcode", OPCODES)
 Opcode.__doc__ = "Command opcodes, named as in the papers (NVMe READ/WRITE, Morpheus, Summarizer)."
 
@@ -71,6 +85,7 @@ __all__ = [
     "APP_ABI_VERSION",
     "APP_CALL_LAYOUT",
     "APP_CALL_WORDS",
+    "APP_PRIVATE_STATUS_BASE",
     "MAX_PAGES_PER_COMMAND",
     "Completion",
     "Engine",

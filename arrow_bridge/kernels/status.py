@@ -1,35 +1,54 @@
-"""Status codes and work-counter slots shared by all kernels (the StorageApp ABI)."""
+"""Kernel statuses, field flags and the reader's work counters (the CSV StorageApp's ABI).
+
+Statuses a kernel shares with the engine take the engine's numbers
+(:class:`ndp_core.engine.Status`); codes the kernels pass only among themselves
+are numbered from ``APP_PRIVATE_STATUS_BASE`` up, so none equals an engine
+status. The app turns them into ABI statuses before it returns
+(:mod:`arrow_bridge.kernels.span_app`).
+
+>>> OK == int(Status.OK) and BAD_VALUE >= APP_PRIVATE_STATUS_BASE
+True
+"""
 import numpy as np
 
-# Kernel return statuses.
-OK = 0
-NEEDS_MORE = 1  # the span ends inside a record: retry with more input
-BAD_VALUE = 2  # a field does not convert to its column's type
-UNTERMINATED_QUOTE = 3  # a quoted field runs to the end of the input
-BAD_ROW = 4  # a record has the wrong number of fields (on_bad_lines="error")
-OUT_OF_SPACE = 5  # an output buffer's capacity is too small: retry with more
-GIVE_UP = 6  # a fast path declines the span: parse it on the general path
+from ndp_core.counters import WorkCounters
+from ndp_core.engine import APP_PRIVATE_STATUS_BASE, Status
+
+# Statuses with an engine meaning.
+OK = int(Status.OK)
+NEEDS_MORE = int(Status.NEEDS_MORE_INPUT)  # the span ends inside a record: retry with more input
+OUT_OF_SPACE = int(Status.OUT_OF_SPACE)  # an output buffer's capacity is too small: retry with more
+
+# Kernel-internal statuses (never returned to the engine).
+BAD_VALUE = APP_PRIVATE_STATUS_BASE + 0  # a field does not convert to its column's type
+UNTERMINATED_QUOTE = APP_PRIVATE_STATUS_BASE + 1  # a quoted field runs to the end of the input
+BAD_ROW = APP_PRIVATE_STATUS_BASE + 2  # a record has the wrong number of fields (on_bad_lines="error")
+GIVE_UP = APP_PRIVATE_STATUS_BASE + 3  # a fast path declines the span: parse it on the general path
+INVALID_ARGS = APP_PRIVATE_STATUS_BASE + 4  # an app's args or outputs do not fit: the engine says APP_ERROR
 
 # Per-field flag bits written by the tokenizer.
 QUOTED = 1  # the field started with the quote character
 COMPLEX = 2  # the field needs unescaping (doubled quotes, escapes, text after a quote)
 
-# Work counters (int64 slots in the ``counters`` array every kernel receives).
-BYTES_SCANNED = 0
-ROWS = 1
-FIELDS = 2
-BAD_ROWS = 3
-SPANS = 4  # spans tokenized (one per StorageApp call on a page or block)
-INTS_CONVERTED = 5
-FLOATS_CONVERTED = 6
-BOOLS_CONVERTED = 7
-TEMPORALS_CONVERTED = 8
-STRING_BYTES = 9
-NULLS = 10
-N_COUNTERS = 11
-#: Each slot's name (index = slot); the device timing model's names where it has one.
-SLOT_NAMES = ("bytes_scanned", "rows", "fields", "bad_rows", "spans", "ints", "floats", "bools", "temporals",
-              "string_bytes", "nulls")
+#: The reader's work counters, declared once: the kernels add to these slots;
+#: the modeled ones go to a device's timing model by name.
+READER_COUNTERS = WorkCounters(
+    ("bytes_scanned", "rows", "fields", "bad_rows", "spans", "ints", "floats", "bools", "temporals",
+     "string_bytes", "nulls"),
+    modeled=("bytes_scanned", "rows", "fields", "ints", "floats", "bools", "temporals", "string_bytes", "nulls"),
+)
+BYTES_SCANNED = READER_COUNTERS.slot("bytes_scanned")
+ROWS = READER_COUNTERS.slot("rows")
+FIELDS = READER_COUNTERS.slot("fields")
+BAD_ROWS = READER_COUNTERS.slot("bad_rows")
+SPANS = READER_COUNTERS.slot("spans")  # spans tokenized (one per StorageApp call on a page or block)
+INTS_CONVERTED = READER_COUNTERS.slot("ints")
+FLOATS_CONVERTED = READER_COUNTERS.slot("floats")
+BOOLS_CONVERTED = READER_COUNTERS.slot("bools")
+TEMPORALS_CONVERTED = READER_COUNTERS.slot("temporals")
+STRING_BYTES = READER_COUNTERS.slot("string_bytes")
+NULLS = READER_COUNTERS.slot("nulls")
+N_COUNTERS = len(READER_COUNTERS)
 
 
 def empty_counters() -> np.ndarray:
@@ -38,4 +57,4 @@ def empty_counters() -> np.ndarray:
     >>> empty_counters().shape
     (11,)
     """
-    return np.zeros(N_COUNTERS, dtype=np.int64)
+    return READER_COUNTERS.zeros()

@@ -1,4 +1,4 @@
-/* The StorageApp ABI: how the engine calls one compiled kernel (DESIGN.md).
+/* The StorageApp ABI: how the engine calls one compiled kernel (docs/architecture.md).
  *
  * An app is a plain C function     int32_t app(AppCall* call);
  * typically a Numba `cfunc` with signature int32(CPointer(int64)): every field

@@ -1,0 +1,88 @@
+"""Binary layouts of int64 words, defined once for a StorageApp and its driver.
+
+A StorageApp sees only flat buffers (plan, args, result header); the app and
+the host code that packs and reads them must agree on where each word lies.
+:func:`word_layout` defines such a layout once, as a ``NamedTuple`` instance
+whose fields are word offsets: Python reads it by name, and Numba-compiled
+apps read the very same global (a tuple of ints is a compile-time constant).
+
+>>> from ndp_core.layout import word_layout, pack_words, read_words
+>>> HEADER = word_layout("Header", ["status", "rows", ("spans", 2)])
+>>> HEADER.rows, HEADER.spans, HEADER.size
+(1, 2, 4)
+>>> words = pack_words(HEADER, rows=3, spans=[7, 8])
+>>> words.tolist()
+[0, 3, 7, 8]
+>>> read_words(HEADER, words)["rows"]
+3
+>>> word_layout("Padded", ["a", "b"], size=4)
+Padded(a=0, b=1, reserved=2, size=4)
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+Field = Union[str, tuple[str, int]]
+RESERVED = "reserved"  # the unused words of a layout given a ``size`` beyond its fields
+
+
+def word_layout(name: str, fields: Sequence[Field], size: Optional[int] = None) -> Any:
+    """A layout: ``fields`` in order, each one word or ``(name, words)``.
+
+    Returns a ``NamedTuple`` instance mapping each field to its first word,
+    plus ``size``: the layout's length in words (``size`` if given, for room
+    kept past the last field, which is then named ``reserved``).
+    """
+    names, offsets, widths, at = [], [], [], 0
+    for item in fields:
+        field_name, width = (item, 1) if isinstance(item, str) else item
+        names.append(field_name)
+        offsets.append(at)
+        widths.append(width)
+        at += width
+    if size is not None and size < at:
+        raise ValueError(f"{name}: {at} words of fields do not fit in size {size}")
+    spans = {field: (offset, width) for field, offset, width in zip(names, offsets, widths)}
+    if size is not None and size > at:  # room kept for later fields: no field spans it
+        names.append(RESERVED)
+        offsets.append(at)
+    layout_type = namedtuple(name, [*names, "size"])
+    # Drivers pack and read layouts once per command: fields are looked up in one dict.
+    # (Field names cannot start with "_", so the attribute never hides a field.)
+    layout_type._field_spans = spans
+    return layout_type(*offsets, at if size is None else size)
+
+
+def field_width(layout: NamedTuple, field: str) -> int:
+    """Words field ``field`` spans."""
+    return _span(layout, field)[1]
+
+
+def _span(layout: NamedTuple, field: str) -> tuple[int, int]:
+    try:
+        return type(layout)._field_spans[field]
+    except KeyError:
+        fields = [f for f in layout._fields if f not in ("size", RESERVED)]
+        raise KeyError(f"{type(layout).__name__} has no field {field!r}; fields: {fields}") from None
+
+
+def pack_words(layout: NamedTuple, out: Optional[np.ndarray] = None, **values: Any) -> np.ndarray:
+    """Writes ``values`` by field name into ``out`` (default: zeros of
+    ``layout.size`` words); a multi-word field takes a sequence."""
+    words = np.zeros(layout.size, dtype=np.int64) if out is None else out
+    for field, value in values.items():
+        at, width = _span(layout, field)
+        if width == 1:
+            words[at] = value
+        else:
+            words[at: at + width] = value
+    return words
+
+
+def read_words(layout: NamedTuple, words: np.ndarray) -> Mapping[str, Any]:
+    """``{field: value}`` of ``words`` (a multi-word field as an array view)."""
+    return {field: int(words[at]) if width == 1 else words[at: at + width]
+            for field, (at, width) in type(layout)._field_spans.items()}
