@@ -19,9 +19,6 @@ and the GIL being released.
 import ctypes
 
 import numpy as np
-import pytest
-
-from ndp_core import Engine
 
 from ndp_core.engine import (
     app_args,
@@ -112,13 +109,3 @@ def sleeper(call):
         counters[0] += 1
     return 0
 
-
-@pytest.fixture
-def engine():
-    """A small engine (4 KiB pages, 2 workers, 8 queue slots), closed after the test.
-
-    Shared by the engine test modules, which import it (a conftest.py here
-    would shadow tests/dask_plugin/conftest.py: both are imported as ``conftest``).
-    """
-    with Engine(page_size=4096, cores=2, queue_depth=8) as eng:
-        yield eng

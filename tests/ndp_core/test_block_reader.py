@@ -6,16 +6,11 @@ import pytest
 
 from ndp_core import BlockReader
 
-
-@pytest.fixture
-def data_file(tmp_path):
-    path = tmp_path / "blob.bin"
-    path.write_bytes(bytes(range(256)) * 1000)
-    return path
+BYTES = bytes(range(256)) * 1000  # byte i holds i % 256
 
 
-def test_reads_at_offsets_and_short_at_eof(data_file):
-    with BlockReader(str(data_file)) as reader:
+def test_reads_at_offsets_and_short_at_eof(write_file):
+    with BlockReader(str(write_file("blob.bin", BYTES))) as reader:
         assert reader.size == 256_000
         buf = np.zeros(300, dtype=np.uint8)
         assert reader.readinto(buf, 10) == 300
@@ -25,8 +20,8 @@ def test_reads_at_offsets_and_short_at_eof(data_file):
         assert reader.readinto(buf, 0, 5) == 5
 
 
-def test_rejects_bad_buffers_and_closed_reader(data_file):
-    reader = BlockReader(str(data_file))
+def test_rejects_bad_buffers_and_closed_reader(write_file):
+    reader = BlockReader(str(write_file("blob.bin", BYTES)))
     with pytest.raises(ValueError):
         reader.readinto(np.zeros(4, dtype=np.int32), 0)
     with pytest.raises(ValueError):
@@ -42,8 +37,8 @@ def test_missing_file_is_file_not_found(tmp_path):
         BlockReader(str(tmp_path / "nope"))
 
 
-def test_concurrent_readers_get_their_own_bytes(data_file):
-    reader = BlockReader(str(data_file))
+def test_concurrent_readers_get_their_own_bytes(write_file):
+    reader = BlockReader(str(write_file("blob.bin", BYTES)))
     errors = []
 
     def work(offset):

@@ -4,19 +4,14 @@ import pytest
 
 from ndp_core import Opcode, Status
 from ndp_core.device import FAULT_APP, FAULT_MEDIA, FAULT_TIMEOUT, FAULT_TQ_OVERFLOW
-from ndp_test_apps import echo, engine  # noqa: F401 - engine is a fixture
+from ndp_test_apps import echo
 
 TIMEOUT = 20
+PAGES = bytes(range(256)) * 40  # 10240 bytes: 3 pages
 
 
-@pytest.fixture
-def stream(engine, tmp_path):
-    path = tmp_path / "pages.bin"
-    path.write_bytes(bytes(range(256)) * 40)  # 10240 bytes: 3 pages
-    return engine.stream_create(str(path))
-
-
-def test_minit_init_bytes_become_the_state_and_args_reach_the_app(engine, stream):
+def test_minit_init_bytes_become_the_state_and_args_reach_the_app(engine, stream_of):
+    stream = stream_of(PAGES)
     inst = engine.minit(echo.address, init=np.frombuffer(b"plan", np.uint8), streams=[stream])
     out = np.zeros(64, dtype=np.uint8)
     done = engine.wait(engine.submit_mread(inst, stream, 0, 1, [out], None, [7, -1, 1 << 40]), timeout=TIMEOUT)
@@ -26,7 +21,8 @@ def test_minit_init_bytes_become_the_state_and_args_reach_the_app(engine, stream
     assert engine.mdeinit(inst).tobytes() == b"plan"
 
 
-def test_init_longer_than_state_size_grows_the_state(engine, stream):
+def test_init_longer_than_state_size_grows_the_state(engine, stream_of):
+    stream = stream_of(PAGES)
     inst = engine.minit(echo.address, state_size=2, init=np.frombuffer(b"abcdef", np.uint8), streams=[stream])
     assert engine.mdeinit(inst).tobytes() == b"abcdef"
 
@@ -37,7 +33,8 @@ def test_init_longer_than_state_size_grows_the_state(engine, stream):
     (FAULT_TIMEOUT, "TIMEOUT", False),
     (FAULT_TQ_OVERFLOW, "RETURNED_RAW", True),
 ])
-def test_injected_faults_complete_as_the_hardware_would(engine, stream, fault, status, raw):
+def test_injected_faults_complete_as_the_hardware_would(engine, stream_of, fault, status, raw):
+    stream = stream_of(PAGES)
     inst = engine.minit(echo.address, state_size=8, streams=[stream])
     out = np.full(64, 9, dtype=np.uint8)
     counters = np.array([5], dtype=np.int64)
@@ -49,7 +46,8 @@ def test_injected_faults_complete_as_the_hardware_would(engine, stream, fault, s
     engine.mdeinit(inst)
 
 
-def test_a_fault_in_one_part_of_a_split_task_read_aborts_the_rest(engine, stream):
+def test_a_fault_in_one_part_of_a_split_task_read_aborts_the_rest(engine, stream_of):
+    stream = stream_of(PAGES)
     inst = engine.minit(echo.address, streams=[stream])
     assert engine.wait(engine.submit_task(Opcode.INIT_TSK, inst, 3), timeout=TIMEOUT).ok
     out = np.zeros(64, dtype=np.uint8)

@@ -7,28 +7,15 @@ import weakref
 import numpy as np
 import pytest
 
-from ndp_core import MAX_PAGES_PER_COMMAND, Engine, Opcode, Status, split_request
+from ndp_core import MAX_PAGES_PER_COMMAND, Opcode, Status, split_request
 
 TIMEOUT = 20  # seconds; no test may hang
+BLOB = (np.arange(10_000) % 251).astype(np.uint8).tobytes()  # 2 full pages + 1808 bytes
 
 
-@pytest.fixture
-def engine():
-    with Engine(page_size=4096, cores=2, queue_depth=8) as eng:
-        yield eng
-
-
-@pytest.fixture
-def blob(tmp_path):
-    data = (np.arange(10_000) % 251).astype(np.uint8).tobytes()  # 2 full pages + 1808 bytes
-    path = tmp_path / "blob.bin"
-    path.write_bytes(data)
-    return path, data
-
-
-def test_read_round_trip_with_short_last_page(engine, blob):
-    path, data = blob
-    s = engine.stream_create(str(path))
+def test_read_round_trip_with_short_last_page(engine, stream_of):
+    data = BLOB
+    s = stream_of(BLOB)
     assert engine.stream_size(s) == 10_000 and engine.stream_pages(s) == 3
     out = np.zeros(3 * 4096, dtype=np.uint8)
     c = engine.wait(engine.submit_read(s, 0, 3, out), timeout=TIMEOUT)
@@ -39,9 +26,8 @@ def test_read_round_trip_with_short_last_page(engine, blob):
     assert c.result_sizes == [1808] and last[:1808].tobytes() == data[8192:]
 
 
-def test_read_errors_complete_or_raise(engine, blob):
-    path, _ = blob
-    s = engine.stream_create(str(path))
+def test_read_errors_complete_or_raise(engine, stream_of):
+    s = stream_of(BLOB)
     out = np.zeros(4 * 4096, dtype=np.uint8)
     assert engine.wait(engine.submit_read(s, 2, 2, out), timeout=TIMEOUT).status == Status.OUT_OF_RANGE
     assert engine.wait(engine.submit_read(99, 0, 1, out), timeout=TIMEOUT).status == Status.INVALID_STREAM
@@ -51,13 +37,12 @@ def test_read_errors_complete_or_raise(engine, blob):
         engine.submit_read(s, 0, 1, np.zeros(1024, dtype=np.int32))
 
 
-def test_stream_create_surfaces_os_errors(engine, tmp_path):
+def test_stream_create_surfaces_os_errors(engine, tmp_path, write_file):
     with pytest.raises(FileNotFoundError):
         engine.stream_create(str(tmp_path / "missing.csv"))
     with pytest.raises(IsADirectoryError):
         engine.stream_create(str(tmp_path))
-    locked = tmp_path / "locked.csv"
-    locked.write_bytes(b"a\n")
+    locked = write_file("locked.csv", b"a\n")
     locked.chmod(0)
     if os.geteuid() != 0:  # root bypasses permission bits
         with pytest.raises(PermissionError):
@@ -76,18 +61,16 @@ def test_split_request_counts():
     assert split_request(0, 10, max_pages=3) == [(0, 3), (3, 3), (6, 3), (9, 1)]
 
 
-def test_split_read_is_gathered_into_one_completion(tmp_path):
+def test_split_read_is_gathered_into_one_completion(make_engine, stream_of):
     # One-byte pages make a >65,536-page request out of a 70 kB file.
     data = (np.arange(70_001) % 253).astype(np.uint8)
-    path = tmp_path / "pages.bin"
-    path.write_bytes(data.tobytes())
-    with Engine(page_size=1, cores=2) as eng:
-        s = eng.stream_create(str(path))
-        out = np.zeros(data.size, dtype=np.uint8)
-        c = eng.wait(eng.submit_read(s, 0, data.size, out), timeout=TIMEOUT)
-        assert c.ok and c.result_sizes == [data.size]
-        assert np.array_equal(out, data)
-        assert eng.outstanding == 0
+    eng = make_engine(page_size=1, cores=2)
+    s = stream_of(data.tobytes(), "pages.bin", on=eng)
+    out = np.zeros(data.size, dtype=np.uint8)
+    c = eng.wait(eng.submit_read(s, 0, data.size, out), timeout=TIMEOUT)
+    assert c.ok and c.result_sizes == [data.size]
+    assert np.array_equal(out, data)
+    assert eng.outstanding == 0
 
 
 def test_write_then_read_back(engine, tmp_path):
@@ -102,9 +85,8 @@ def test_write_then_read_back(engine, tmp_path):
     assert engine.wait(engine.submit_write(r, 0, payload), timeout=TIMEOUT).status == Status.ACCESS_DENIED
 
 
-def test_wait_poll_and_consumption_rules(engine, blob):
-    path, _ = blob
-    s = engine.stream_create(str(path))
+def test_wait_poll_and_consumption_rules(engine, stream_of):
+    s = stream_of(BLOB)
     out = [np.zeros(4096, dtype=np.uint8) for _ in range(5)]
     ids = [engine.submit_read(s, k % 3, 1, out[k]) for k in range(5)]
     first = engine.wait(ids[0], timeout=TIMEOUT)
@@ -123,19 +105,18 @@ def test_wait_poll_and_consumption_rules(engine, blob):
     assert Opcode.MREAD == 0x81 and Status.OK == 0
 
 
-def test_submit_after_close_raises(blob):
-    path, _ = blob
-    eng = Engine(page_size=4096, cores=1)
-    s = eng.stream_create(str(path))
+def test_submit_after_close_raises(make_engine, stream_of):
+    eng = make_engine(page_size=4096, cores=1)
+    s = stream_of(BLOB, on=eng)
     eng.close()
     eng.close()  # idempotent
     with pytest.raises(RuntimeError):
         eng.submit_read(s, 0, 1, np.zeros(4096, dtype=np.uint8))
 
 
-def test_host_buffers_stay_pinned_until_consumed(engine, blob):
-    path, data = blob
-    s = engine.stream_create(str(path))
+def test_host_buffers_stay_pinned_until_consumed(engine, stream_of):
+    data = BLOB
+    s = stream_of(BLOB)
     target = bytearray(4096)
     cid = engine.submit_read(s, 0, 1, target)
     with pytest.raises(BufferError):  # the engine holds a view: no resize in flight
@@ -155,12 +136,12 @@ def test_host_buffers_stay_pinned_until_consumed(engine, blob):
     assert alive() is None
 
 
-def test_engine_parameters_are_checked():
+def test_engine_parameters_are_checked(make_engine):
     with pytest.raises(ValueError):
-        Engine(page_size=0)
+        make_engine(page_size=0)
     with pytest.raises(ValueError):
-        Engine(cores=0)
+        make_engine(cores=0)
     with pytest.raises(ValueError):
-        Engine(queue_depth=0)
-    with Engine(page_size=8192, cores=3, queue_depth=5) as eng:
-        assert (eng.page_size, eng.cores, eng.queue_depth, eng.outstanding) == (8192, 3, 5, 0)
+        make_engine(queue_depth=0)
+    eng = make_engine(page_size=8192, cores=3, queue_depth=5)
+    assert (eng.page_size, eng.cores, eng.queue_depth, eng.outstanding) == (8192, 3, 5, 0)

@@ -1,15 +1,24 @@
-"""ndp_core.report: Report arithmetic, exports, display, plotting and the collector."""
+"""ndp_core.report: Report arithmetic and exports (data), text/HTML (render), the plot (timeline),
+the collector (collecting), and the data module's independence from presentation."""
 from __future__ import annotations
 
+import ast
 import contextvars
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+import ndp_core.report
 from ndp_core.report import RESOURCES, Collector, Report, collect, record
+from ndp_core.report.data import ReportData
+from ndp_core.report.timeline import timeline_rows
 
 
-def _r(**kw):
+def sample_report(**changes) -> Report:
+    """A Report with every field set (``changes`` override some)."""
     base = dict(device="d", split="dynamic", tasks=2, pages={"device": 3, "host": 1, "raw": 1},
                 bytes={"internal": 100, "host_link": 40, "p2p": 0}, text_bytes=80, object_bytes=30,
                 busy_s={"flash": 0.5, "device_cores": 1.0, "link": 0.25, "host_cpu": 0.1},
@@ -20,7 +29,7 @@ def _r(**kw):
                 timeline=[("flash", 0, 0.0, 0.25), ("flash", 1, 0.25, 0.5), ("device_cores", 0, 0.3, 0.8),
                           ("device_cores", 1, 0.4, 0.9), ("link", 0, 0.8, 1.0), ("host_cpu", 1, 0.6, 0.7)],
                 meta={"profile": "p"})
-    base.update(kw)
+    base.update(changes)
     return Report(**base)
 
 
@@ -33,7 +42,7 @@ def test_defaults_have_every_key():
 
 
 def test_utilization_and_derived():
-    r = _r()
+    r = sample_report()
     assert r.utilization["device_cores"] == pytest.approx(0.5)  # 1.0 / (1.0 x 2)
     assert r.utilization["host_cpu"] == pytest.approx(0.025)
     assert r.utilization["pipeline"] == 0.0
@@ -42,7 +51,7 @@ def test_utilization_and_derived():
 
 
 def test_add_is_sequential_combine():
-    a, b = _r(), _r(makespan_s=3.0, split="static:0.5", device="e")
+    a, b = sample_report(), sample_report(makespan_s=3.0, split="static:0.5", device="e")
     s = a + b
     assert s.runs == 2 and s.tasks == 4 and s.makespan_s == 4.0
     assert s.pages == {"device": 6, "host": 2, "raw": 2}
@@ -57,7 +66,7 @@ def test_add_is_sequential_combine():
 
 
 def test_parallel_combine():
-    a, b = _r(), _r(makespan_s=3.0)
+    a, b = sample_report(), sample_report(makespan_s=3.0)
     p = Report.combine([a, b], parallel=True)
     assert p.makespan_s == 3.0 and p.units["device_cores"] == 4
     assert p.utilization["device_cores"] == pytest.approx(2.0 / (3.0 * 4))
@@ -77,7 +86,7 @@ def test_host_only():
 
 
 def test_to_dict_and_pickle():
-    r = _r()
+    r = sample_report()
     d = r.to_dict()
     assert d["makespan_s"] == 1.0 and d["utilization"]["device_cores"] == pytest.approx(0.5)
     assert d["timeline"][0] == ("flash", 0, 0.0, 0.25)
@@ -88,7 +97,7 @@ def test_to_dict_and_pickle():
 
 
 def test_to_frame():
-    r = _r()
+    r = sample_report()
     f = r.to_frame()
     assert list(f.columns) == ["group", "metric", "value", "unit"]
     row = f[(f.group == "utilization") & (f.metric == "device_cores")]
@@ -102,7 +111,7 @@ def test_to_frame():
 
 
 def test_str_and_html():
-    r = _r()
+    r = sample_report()
     s = str(r)
     lines = s.splitlines()
     assert lines[0] == "Report: d [dynamic]"
@@ -117,7 +126,7 @@ def test_str_and_html():
     assert len(summary) >= 10 and len(cols) == 1
     h = r._repr_html_()
     assert h.startswith("<div>") and "<table>" in h and "device_cores" in h
-    assert "<" not in _r(device="<x>")._repr_html_().split("</b>: ")[1].split(" [")[0]
+    assert "<" not in sample_report(device="<x>")._repr_html_().split("</b>: ")[1].split(" [")[0]
     assert "Report(" in repr(r)
     assert "faults" in str(Report()) and "none" in str(Report())
 
@@ -128,7 +137,7 @@ def test_plot_timeline():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    r = _r()
+    r = sample_report()
     ax = r.plot_timeline()
     labels = [t.get_text() for t in ax.get_yticklabels()]
     # two overlapping core uses -> two lanes
@@ -142,7 +151,7 @@ def test_plot_timeline():
 
 
 def test_collector():
-    r = _r()
+    r = sample_report()
     record(r)  # outside any block: nothing happens
     with collect() as outer:
         record(r)
@@ -166,6 +175,39 @@ def test_collector():
 def test_collector_is_context_local():
     with collect() as c:
         ctx = contextvars.copy_context()
-        ctx.run(record, _r())  # a copied context sees the collector
-        contextvars.Context().run(record, _r())  # a fresh one does not
+        ctx.run(record, sample_report())  # a copied context sees the collector
+        contextvars.Context().run(record, sample_report())  # a fresh one does not
     assert len(c.reports) == 1
+
+
+def test_parallel_timeline_rows_group_by_worker():
+    rows = timeline_rows(Report.combine([sample_report(), sample_report()], parallel=True))
+    labels = [label for label, _ in rows]
+    assert labels[:4] == ["0:flash", "0:device_cores[0]", "0:device_cores[1]", "0:link"]
+    assert labels[5] == "1:flash" and len(labels) == 10
+    assert [label for label, _ in timeline_rows(sample_report(), max_tasks=1)] == ["flash", "device_cores", "link"]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a source file imports, wherever the statement stands."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+    return names
+
+
+def test_data_does_not_import_presentation():
+    package = Path(ndp_core.report.__file__).parent
+    data_imports = imported_modules(package / "data.py")
+    assert not {"html", "matplotlib", "matplotlib.pyplot"} & data_imports
+    assert not any(name.startswith("ndp_core.report.") for name in data_imports)
+    for presentation in ("render.py", "timeline.py", "views.py"):
+        assert "ndp_core.report.data" in imported_modules(package / presentation)
+    assert type(sample_report()) is Report and issubclass(Report, ReportData)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, ndp_core.report; print('matplotlib' in sys.modules)"],
+        capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "False"  # matplotlib is imported when drawing, not before
