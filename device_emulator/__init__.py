@@ -15,19 +15,29 @@ Public names:
 
 * :class:`ComputationalSSD` - the device (``ndp_core.device.Device``);
 * :func:`load_profile`, :func:`list_profiles`, :class:`Profile`, :class:`ProfileError`;
-* :func:`simulate` - the timing model on its own; :func:`uniform_tasks` - what-if tasks;
+* :func:`simulate` - the timing model on its own; :func:`task_costs`, :class:`TaskCosts`
+  - one task's service times; :func:`uniform_tasks` - what-if tasks;
 * :class:`FaultPlan` - deterministic fault injection;
 * :func:`calibrate`, :class:`HostCosts` - fit host costs from measured tasks;
 * ``Report`` (re-exported from ``ndp_core.report``).
+
+The source tree follows the hardware: ``sim/`` (event loop, resources,
+processes), ``flash``, ``task_queue``, ``compute`` (cores, pipeline, prices),
+``link`` (PCIe, P2P, host -> GPU), ``host``, ``energy``; ``costs`` and
+``flows`` put one task through them, ``model`` wires a run; ``profile/`` holds
+the schema, units and loading.
 """
 from ndp_core.report import Report, collect, record
 
 from device_emulator.calibrate import HostCosts, calibrate, host_clock_MHz
+from device_emulator.compute import COST_MODELS
+from device_emulator.costs import TaskCosts, task_costs
 from device_emulator.faults import FAULT_CODES, FaultPlan
-from device_emulator.model import COST_MODELS, DESTINATIONS, TaskCosts, simulate, task_costs, uniform_tasks
-from device_emulator.profile import (COUNTERS, WORK_UNITS, Profile, ProfileError, list_profiles,
-                                     load_profile)
+from device_emulator.link import DESTINATIONS
+from device_emulator.model import simulate
+from device_emulator.profile import Profile, ProfileError, list_profiles, load_profile
 from device_emulator.ssd import ComputationalSSD
+from device_emulator.workload import uniform_tasks
 
 __all__ = [
     "ComputationalSSD",
@@ -46,8 +56,6 @@ __all__ = [
     "calibrate",
     "HostCosts",
     "host_clock_MHz",
-    "COUNTERS",
-    "WORK_UNITS",
     "Report",
     "collect",
     "record",

@@ -2,7 +2,8 @@
 
 The reader measures how long each task's kernels took on the host
 (``TaskWork.measured_s``) next to its work counters. :func:`calibrate` fits
-non-negative cycles per work unit at the host clock (non-negative least
+non-negative cycles per work unit (each counter the tasks carry, and
+``tasks``, a fixed cost per task) at the host clock (non-negative least
 squares, relative error by default) so that the model's host times match this
 machine. The result plugs into a profile:
 
@@ -28,9 +29,9 @@ import numpy as np
 
 from ndp_core.device import TaskWork
 
-from device_emulator.profile import WORK_UNITS
+from device_emulator.profile.schema import TASK_PRICE
 
-__all__ = ["calibrate", "HostCosts", "host_clock_MHz", "nnls"]
+__all__ = ["calibrate", "HostCosts", "host_clock_MHz", "nnls", "counter_names"]
 
 
 def host_clock_MHz(default: float = 3000.0) -> float:
@@ -121,8 +122,8 @@ class HostCosts:
 
     def predict_s(self, task: TaskWork) -> float:
         """Modeled host seconds of ``task`` with these costs (fitted units only)."""
-        cyc = self.cycles.get("tasks", 0.0)
-        cyc += sum(task.counters.get(u, 0) * c for u, c in self.cycles.items() if u != "tasks")
+        cyc = self.cycles.get(TASK_PRICE, 0.0)
+        cyc += sum(task.counters.get(u, 0) * c for u, c in self.cycles.items() if u != TASK_PRICE)
         return cyc / (self.clock_MHz * 1e6)
 
     def __str__(self) -> str:
@@ -131,27 +132,36 @@ class HostCosts:
                 f"(R^2 {self.r2:.3f}, rel. RMSE {self.rel_rmse:.1%}): {parts}")
 
 
+def counter_names(samples: Sequence[TaskWork]) -> list[str]:
+    """The counter names the tasks carry, in first-seen order.
+
+    >>> counter_names([TaskWork(0, 0, 1, 9, 0, {"rows": 1}), TaskWork(1, 0, 1, 9, 0, {"rows": 2, "ints": 3})])
+    ['rows', 'ints']
+    """
+    return list(dict.fromkeys(name for task in samples for name in task.counters))
+
+
 def calibrate(samples: Sequence[TaskWork], *, clock_MHz: Optional[float] = None,
-              units: Iterable[str] = WORK_UNITS, relative: bool = True,
+              units: Optional[Iterable[str]] = None, relative: bool = True,
               cores: Optional[int] = None) -> HostCosts:
     """Fit host cycles per work unit from tasks measured on this machine.
 
     ``samples``: tasks with ``measured_s > 0`` (others are ignored) and their
     counters. ``clock_MHz``: the clock the cycles refer to (default: this
     machine's, :func:`host_clock_MHz`); the fitted host times do not depend on
-    it. ``units``: which work units to fit (``"tasks"`` is a fixed cost per
-    task). ``relative=True`` weighs each task by ``1 / measured_s`` (fits
+    it. ``units``: which work units to fit (default: every counter the samples
+    carry, then ``"tasks"``, a fixed cost per task). ``relative=True`` weighs each task by ``1 / measured_s`` (fits
     relative error, so small tasks count as much as big ones). ``cores``: also
     set ``host.cores`` (e.g. the reader's thread count).
 
     Raises ``ValueError`` with fewer measured tasks than identifiable units.
     """
     clock = float(clock_MHz) if clock_MHz else host_clock_MHz()
-    units = [u for u in units if u in WORK_UNITS]
     rows = [t for t in samples if t.measured_s and t.measured_s > 0]
     if not rows:
         raise ValueError("calibrate needs tasks with measured_s > 0")
-    A = np.array([[1.0 if u == "tasks" else float(t.counters.get(u, 0)) for u in units] for t in rows])
+    units = counter_names(rows) + [TASK_PRICE] if units is None else list(units)
+    A = np.array([[1.0 if u == TASK_PRICE else float(t.counters.get(u, 0)) for u in units] for t in rows])
     y = np.array([t.measured_s * clock * 1e6 for t in rows])
     used = [j for j in range(len(units)) if np.any(A[:, j] != 0)]
     unfitted = tuple(units[j] for j in range(len(units)) if j not in used)

@@ -21,8 +21,10 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from ndp_core.device import FAULT_NONE, Schedule, SplitPolicy, TaskWork, default_workers
 
+from device_emulator.compute import COST_MODELS
 from device_emulator.faults import FaultPlan
-from device_emulator.model import COST_MODELS, DESTINATIONS, simulate
+from device_emulator.link import DESTINATIONS
+from device_emulator.model import simulate
 from device_emulator.profile import Profile, list_profiles, load_profile
 
 __all__ = ["ComputationalSSD"]

@@ -16,7 +16,8 @@ def _samples(costs, clock_hz, n=40, noise=0.0, seed=0):
         text = int(rng.integers(10_000, 2_000_000))
         c = {"bytes_scanned": text, "rows": text // int(rng.integers(20, 80)),
              "fields": text // int(rng.integers(5, 12)), "ints": int(rng.integers(0, text // 8)),
-             "floats": int(rng.integers(0, text // 10)), "string_bytes": int(rng.integers(0, text // 3))}
+             "floats": int(rng.integers(0, text // 10)), "string_bytes": int(rng.integers(0, text // 3)),
+             "bools": 0, "temporals": 0, "nulls": 0}  # as the reader's tasks: every counter, some never counted
         cyc = costs.get("tasks", 0) + sum(c[k] * v for k, v in costs.items() if k != "tasks")
         s = cyc / clock_hz * (1 + noise * rng.standard_normal())
         out.append(TaskWork(i, 0, 1, text, 0, c, measured_s=s))
@@ -30,8 +31,18 @@ def test_recovers_known_costs():
     for k, v in truth.items():
         assert hc.cycles[k] == pytest.approx(v, rel=1e-6), k
     assert hc.r2 == pytest.approx(1.0) and hc.rel_rmse < 1e-9
-    assert set(hc.unfitted) == {"bools", "temporals", "nulls"}
+    assert set(hc.unfitted) == {"bools", "temporals", "nulls"}  # carried but never counted
     assert hc.n_samples == 40 and "HostCosts" in str(hc)
+
+
+def test_fits_the_counters_the_tasks_carry():
+    # no built-in names: whatever an app counts is fitted, in the tasks' order, then "tasks"
+    samples = [TaskWork(i, 0, 1, 100, 0, {"matches": m, "probes": p}, measured_s=(3 * m + 5 * p + 7) / 1e9)
+               for i, (m, p) in enumerate([(10, 1), (20, 7), (5, 30), (40, 2), (8, 8)])]
+    hc = calibrate(samples, clock_MHz=1000, relative=False)
+    assert list(hc.cycles) == ["matches", "probes", "tasks"]
+    assert [round(hc.cycles[k], 6) for k in hc.cycles] == [3.0, 5.0, 7.0]
+    assert list(calibrate(samples, clock_MHz=1000, units=["matches"]).cycles) == ["matches"]
 
 
 def test_noisy_fit_is_non_negative_and_close():

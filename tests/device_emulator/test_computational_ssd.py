@@ -6,7 +6,6 @@ import pickle
 import pytest
 
 from device_emulator import ComputationalSSD, FaultPlan
-from emu_helpers import simple_profile, task
 from ndp_core.device import Device, HostOnly, SplitPolicy
 
 
@@ -36,7 +35,7 @@ def test_overrides_name_and_with_overrides():
         ComputationalSSD(cost_model="vibes")
 
 
-def test_pickles_without_its_engine(tmp_path):
+def test_pickles_without_its_engine(tmp_path, simple_profile):
     plan = FaultPlan(media_error=0.1, seed=3)
     ssd = ComputationalSSD("summarizer-board", workers=1, faults=plan, cost_model="measured", cores=2)
     ssd.engine  # an engine exists and must not travel
@@ -60,7 +59,7 @@ def test_pickles_without_its_engine(tmp_path):
     assert hand.profile.flat() == simple_profile().flat()
 
 
-def test_schedule_is_deterministic_and_matches_sides():
+def test_schedule_is_deterministic_and_matches_sides(simple_profile, task):
     ssd = ComputationalSSD(simple_profile(slots=1))
     tasks = [task(i) for i in range(5)]
     a = ssd.schedule(tasks, SplitPolicy.parse("dynamic"), 0.1)
@@ -77,13 +76,13 @@ def test_display():
     assert h.startswith("<div>") and "biscuit-pm" in h and "pipeline" in h
 
 
-def test_host_only_baseline_reports():
+def test_host_only_baseline_reports(task):
     s = HostOnly().schedule([task(0), task(1)], SplitPolicy.parse("host"), wall_s=0.2)
     assert s.sides == ["host", "host"]
     assert s.report.pages["host"] == 2 and s.report.bytes["host_link"] == 200 and s.report.makespan_s == 0.2
 
 
-def test_calibrated_host_costs_plug_in():
+def test_calibrated_host_costs_plug_in(task):
     from device_emulator import calibrate
 
     samples = [task(i, text=n, ints=k, measured_s=(3 * n + 20 * k) / 2e9)

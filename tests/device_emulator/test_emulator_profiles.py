@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from importlib import resources
 
 import pytest
 
 from device_emulator import ProfileError, list_profiles, load_profile, simulate
 from device_emulator.profile import Profile, resolve_name
-from emu_helpers import rich_tasks
 
 SHIPPED = ["biscuit-pm", "hods-fpga", "modern-gen4", "morpheus-isca16", "summarizer-board"]
-
-
-def _text(name: str) -> str:
-    return (resources.files("device_emulator") / "profiles" / f"{name}.toml").read_text()
-
-
-def _numeric_leaves(tree, prefix=""):
-    for k, v in tree.items():
-        if isinstance(v, dict):
-            yield from _numeric_leaves(v, f"{prefix}{k}.")
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            yield f"{prefix}{k}", v
 
 
 def test_list_profiles():
@@ -32,30 +18,24 @@ def test_list_profiles():
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_profile_loads_and_is_described(name):
+def test_profile_loads_and_is_described(name, profile_text, numeric_leaves):
     p = load_profile(name)
     assert p.name == name and p.description and p.data["references"]
     assert p.internal_bandwidth > 0 and p.link_bandwidth > 0
     assert name in repr(p)
-    raw = tomllib.loads(_text(name))
+    raw = tomllib.loads(profile_text(name))
     # every value in the file is what the profile reports
-    for path, v in _numeric_leaves(raw):
+    for path, v in numeric_leaves(raw):
         assert p[path] == v
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_every_number_has_its_source_next_to_it(name):
-    for lineno, line in enumerate(_text(name).splitlines(), 1):
+def test_every_number_has_its_source_next_to_it(name, profile_text):
+    for lineno, line in enumerate(profile_text(name).splitlines(), 1):
         m = re.match(r"\s*([A-Za-z_]+)\s*=\s*([-+0-9.eE_]+|true|false)\s*(#.*)?$", line)
         if m:
             comment = (m.group(3) or "").lstrip("#").strip()
             assert len(comment) > 5, f"{name}.toml:{lineno}: {line.strip()!r} has no source"
-
-
-def _perturb(v):
-    if isinstance(v, int):
-        return v // 2 if v > 1 else v + 1
-    return v * 0.5 if v else 1.0
 
 
 def _fingerprint(p, tasks, split, model, destination="host"):
@@ -66,7 +46,7 @@ def _fingerprint(p, tasks, split, model, destination="host"):
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_every_number_is_reachable(name):
+def test_every_number_is_reachable(name, rich_tasks, profile_text, numeric_leaves, perturb):
     """Changing any number of a shipped profile changes some modeled result
     (with a workload that uses both sides, every work unit and every fault)."""
     base = load_profile(name)
@@ -87,9 +67,9 @@ def test_every_number_is_reachable(name):
             continue  # e.g. HODS without its pipeline has no cores
         usable.append((p, split, model, dest, _fingerprint(p, tasks, split, model, dest)))
     unreachable = []
-    for path, v in _numeric_leaves(tomllib.loads(_text(name))):
+    for path, v in numeric_leaves(tomllib.loads(profile_text(name))):
         for p, split, model, dest, fp in usable:
-            if _fingerprint(p.with_overrides(**{path: _perturb(v)}), tasks, split, model, dest) != fp:
+            if _fingerprint(p.with_overrides(**{path: perturb(v)}), tasks, split, model, dest) != fp:
                 break
         else:
             unreachable.append(path)

@@ -9,7 +9,6 @@ import sys
 import pytest
 
 from device_emulator import ComputationalSSD, FaultPlan, simulate
-from emu_helpers import simple_profile, task
 from ndp_core.device import (FAULT_APP, FAULT_MEDIA, FAULT_NAMES, FAULT_NONE, FAULT_TIMEOUT,
                              FAULT_TQ_OVERFLOW, RAW)
 
@@ -83,7 +82,7 @@ def test_plan_pickles_and_coerces():
         FaultPlan.coerce(0.5)
 
 
-def test_device_fault_for_and_report_accounting():
+def test_device_fault_for_and_report_accounting(simple_profile, task):
     plan = FaultPlan(media_error=0.2, app_failure=0.2, link_timeout=0.2, tq_overflow=0.2, seed=4)
     ssd = ComputationalSSD(simple_profile(), faults=plan)
     assert ssd.fault_for(7, 0) == plan.fault_code(7, 0)

@@ -1,5 +1,5 @@
 """Output to GPU memory: the P2P path, host -> GPU copies, their bytes, busy time and
-energy, against hand-computed schedules (see emu_helpers.simple_profile)."""
+energy, against hand-computed schedules (see conftest.py's simple_profile)."""
 from __future__ import annotations
 
 import pickle
@@ -8,8 +8,9 @@ import tomllib
 import pytest
 
 from device_emulator import ComputationalSSD, ProfileError, list_profiles, load_profile, simulate, task_costs
-from emu_helpers import US, rich_tasks, simple_profile, task
 from ndp_core.device import DEVICE, HOST, RAW, SplitPolicy
+
+US = 1e-6
 
 approx = lambda x: pytest.approx(x, rel=1e-9, abs=1e-12)  # noqa: E731
 
@@ -20,17 +21,22 @@ P2P = {"enabled": True, "max_MBps": 0.5, "per_command_overhead_us": 0.0, "h2d_MB
 GPU_W = {"active_W": 10.0, "idle_W": 2.0}
 
 
-def gpu_profile(**extra):
-    p = simple_profile(p2p=P2P)
-    p = p.with_overrides(**{"power.p2p.active_W": GPU_W["active_W"], "power.p2p.idle_W": GPU_W["idle_W"]})
-    return p.with_overrides(**extra) if extra else p
+@pytest.fixture
+def gpu_profile(simple_profile):
+    """``gpu_profile(**overrides)``: the simple profile with the P2P path and GPU power above."""
+    def make(**extra):
+        p = simple_profile(p2p=P2P)
+        p = p.with_overrides(**{"power.p2p.active_W": GPU_W["active_W"], "power.p2p.idle_W": GPU_W["idle_W"]})
+        return p.with_overrides(**extra) if extra else p
+
+    return make
 
 
 def spans(report, resource):
     return [(t, s / US, e / US) for r, t, s, e in report.timeline if r == resource]
 
 
-def test_rates_and_costs():
+def test_rates_and_costs(simple_profile, gpu_profile, task):
     p = gpu_profile()
     assert p.link_bandwidth == approx(1e6) and p.p2p_bandwidth == approx(0.5e6) and p.h2d_bandwidth == approx(2e6)
     # no cap: the SSD's own link bounds the path
@@ -47,7 +53,7 @@ def test_rates_and_costs():
     assert q["link.max_MBps"] == 2.0 and q["link.per_command_overhead_us"] == 1.0 and q["p2p.max_MBps"] == 0.0
 
 
-def test_one_device_task_to_the_gpu_by_hand():
+def test_one_device_task_to_the_gpu_by_hand(gpu_profile, task):
     # flash [0,10], lands 20; core [20,120]; 50 object bytes over P2P at 0.5 MB/s [120,220].
     s = simulate(gpu_profile(), [task(0)], "device", destination="gpu")
     r = s.report
@@ -66,7 +72,7 @@ def test_one_device_task_to_the_gpu_by_hand():
     assert r.meta["destination"] == "gpu"
 
 
-def test_one_host_task_to_the_gpu_by_hand():
+def test_one_host_task_to_the_gpu_by_hand(gpu_profile, task):
     # flash [0,10], lands 20; text [20,120] over the link; host parse [120,145];
     # 50 object bytes host -> GPU at 2 MB/s [145,170].
     s = simulate(gpu_profile(), [task(0, HOST)], "host", destination="gpu")
@@ -85,7 +91,7 @@ def test_one_host_task_to_the_gpu_by_hand():
     assert r.host_cpu_s == approx(25 * US)  # the copy is DMA: no host CPU time
 
 
-def test_two_tasks_share_the_ssd_port():
+def test_two_tasks_share_the_ssd_port(gpu_profile, task):
     # t0 device, t1 host. Reads: t0 [0,10] lands 20, t1 [10,20] lands 30.
     # t0 core [20,120]; t1 text [30,130] then host [130,155], copy [155,180];
     # t0's objects wait for the port (the text holds it until 130): P2P [130,230].
@@ -107,7 +113,7 @@ def test_two_tasks_share_the_ssd_port():
     assert h.bytes == {"internal": 2000, "host_link": 150, "p2p": 0}
 
 
-def test_without_a_p2p_path_device_output_bounces_through_host_memory():
+def test_without_a_p2p_path_device_output_bounces_through_host_memory(gpu_profile, task):
     # core [20,120]; objects over the link at 1 MB/s [120,170]; copied on [170,195]
     r = simulate(gpu_profile(**{"p2p.enabled": False}), [task(0)], "device", destination="gpu").report
     assert spans(r, "link") == [(0, pytest.approx(120), pytest.approx(170))]
@@ -118,7 +124,7 @@ def test_without_a_p2p_path_device_output_bounces_through_host_memory():
     assert r.energy_j["p2p"] == approx(2.0 * (195 - 25) * US) and r.energy_j["h2d"] == approx(10.0 * 25 * US)
 
 
-def test_pipeline_all_overlaps_conversion_with_the_p2p_transfer():
+def test_pipeline_all_overlaps_conversion_with_the_p2p_transfer(gpu_profile, task):
     p = gpu_profile(**{"cores.count": 0, "pipeline.scope": "all", "pipeline.bytes_per_cycle": 1.0,
                        "pipeline.clock_MHz": 1.0})
     r = simulate(p, [task(0)], "device", destination="gpu").report
@@ -128,7 +134,7 @@ def test_pipeline_all_overlaps_conversion_with_the_p2p_transfer():
     assert r.makespan_s == approx(120 * US)
 
 
-def test_faults_with_a_gpu_destination():
+def test_faults_with_a_gpu_destination(gpu_profile, task):
     # media error: error status on the link [20,20], re-read with retry [20,50] lands 60,
     # text [60,160], host [160,185], copy [185,210]: the raw task's objects are copied too
     s = simulate(gpu_profile(), [task(0, faults={"media_error": 1})], "device", destination="gpu")
@@ -144,7 +150,7 @@ def test_faults_with_a_gpu_destination():
     assert r.busy_s["h2d"] == approx(25 * US) and r.bytes["host_link"] == 150
 
 
-def test_host_destination_is_the_default_and_leaves_p2p_alone():
+def test_host_destination_is_the_default_and_leaves_p2p_alone(gpu_profile, rich_tasks):
     tasks = rich_tasks(24, page_size=1000)
     for split in ("host", "device", "static:0.5", "dynamic"):
         a = simulate(gpu_profile(slots=2), tasks, split).report
@@ -161,7 +167,7 @@ def test_host_destination_is_the_default_and_leaves_p2p_alone():
         simulate(gpu_profile(), tasks, "host", destination="cpu")
 
 
-def test_the_device_takes_a_destination():
+def test_the_device_takes_a_destination(gpu_profile, task):
     ssd = ComputationalSSD(gpu_profile(), destination="gpu")
     s = ssd.schedule([task(0)], SplitPolicy.parse("device"), wall_s=0.0)
     assert s.report.bytes["p2p"] == 50 and s.report.makespan_s == approx(220 * US)
@@ -177,11 +183,9 @@ def test_the_device_takes_a_destination():
 
 
 @pytest.mark.parametrize("name", list_profiles())
-def test_every_p2p_number_changes_a_gpu_run(name):
+def test_every_p2p_number_changes_a_gpu_run(name, rich_tasks, profile_text, numeric_leaves, perturb):
     """Each [p2p] and [power.p2p] number of a shipped profile changes some modeled
     result of a run to GPU memory (the run's meta, which lists overrides, left out)."""
-    from test_emulator_profiles import _numeric_leaves, _perturb, _text
-
     base = load_profile(name)
     tasks = rich_tasks(40, page_size=base.page_size)
 
@@ -190,14 +194,14 @@ def test_every_p2p_number_changes_a_gpu_run(name):
         d.pop("meta")
         return d
 
-    raw = tomllib.loads(_text(name))
-    paths = [path for path, _ in _numeric_leaves(raw) if path.startswith(("p2p.", "power.p2p."))]
+    raw = tomllib.loads(profile_text(name))
+    paths = [path for path, _ in numeric_leaves(raw) if path.startswith(("p2p.", "power.p2p."))]
     assert {"p2p.max_MBps", "p2p.per_command_overhead_us", "p2p.h2d_MBps", "p2p.h2d_overhead_us",
             "power.p2p.active_W", "power.p2p.idle_W"} <= set(paths)
     assert raw["p2p"]["enabled"] in (True, False)
     fp = fingerprint(base)
-    unreachable = [path for path, v in _numeric_leaves(raw) if path in paths
-                   and fingerprint(base.with_overrides(**{path: _perturb(v)})) == fp]
+    unreachable = [path for path, v in numeric_leaves(raw) if path in paths
+                   and fingerprint(base.with_overrides(**{path: perturb(v)})) == fp]
     assert not unreachable, f"{name}: numbers that change nothing: {unreachable}"
 
 

@@ -1,11 +1,12 @@
-"""The timing model against hand-computed schedules (see emu_helpers.simple_profile)."""
+"""The timing model against hand-computed schedules (see conftest.py's simple_profile)."""
 from __future__ import annotations
 
 import pytest
 
 from device_emulator import ComputationalSSD, simulate, task_costs, uniform_tasks
-from emu_helpers import US, rich_tasks, simple_profile, task
 from ndp_core.device import DEVICE, HOST, RAW, SplitPolicy, TaskWork
+
+US = 1e-6
 
 approx = lambda x: pytest.approx(x, rel=1e-9, abs=1e-12)  # noqa: E731
 
@@ -14,7 +15,7 @@ def spans(report, resource):
     return [(t, s / US, e / US) for r, t, s, e in report.timeline if r == resource]
 
 
-def test_one_device_task_by_hand():
+def test_one_device_task_by_hand(simple_profile, task):
     # flash busy [0, 10] us, page lands at 20; core 100 cycles at 1 MHz [20, 120];
     # 50 object bytes at 1 MB/s [120, 170].
     s = simulate(simple_profile(), [task(0)], "device")
@@ -32,7 +33,7 @@ def test_one_device_task_by_hand():
     assert r.host_cpu_s == 0.0 and r.host_cpu_saved_s == approx(25 * US)
 
 
-def test_one_host_task_by_hand():
+def test_one_host_task_by_hand(simple_profile, task):
     # flash [0, 10], lands 20; 100 text bytes [20, 120]; host 25 cycles [120, 145].
     s = simulate(simple_profile(), [task(0, HOST)], "host")
     r = s.report
@@ -43,7 +44,7 @@ def test_one_host_task_by_hand():
     assert r.host_cpu_s == approx(25 * US) and r.host_cpu_saved_s == 0.0
 
 
-def test_flash_geometry_striping_and_die_bound():
+def test_flash_geometry_striping_and_die_bound(simple_profile, task):
     p = simple_profile(**{"flash.channels": 2, "flash.ways": 2, "flash.tR_us": 40.0})
     # xfer 10 us, interval max(10, 40/2) = 20 us; a page lands tR + xfer - interval = 30 us
     # after its channel slot ends. Read-retry: tR x 3 = 120 us, interval 60, lands 70 later.
@@ -63,7 +64,7 @@ def test_flash_geometry_striping_and_die_bound():
     assert s.report.bytes["internal"] == 6000
 
 
-def test_static_split_uses_task_sides():
+def test_static_split_uses_task_sides(simple_profile, task):
     tasks = [task(0, HOST), task(1, DEVICE)]
     s = simulate(simple_profile(), tasks, "static:0.5")
     assert s.sides == [HOST, DEVICE]
@@ -75,7 +76,7 @@ def test_static_split_uses_task_sides():
     assert r.pages == {"device": 1, "host": 1, "raw": 0}
 
 
-def test_dynamic_tiny_task_queue_returns_tasks_raw():
+def test_dynamic_tiny_task_queue_returns_tasks_raw(simple_profile, task):
     # One slot: t0 is admitted at 20 and holds it until its core finishes at 120.
     # t1 (lands 30) and t2 (lands 40) find the queue full and come back raw.
     s = simulate(simple_profile(slots=1), [task(0), task(1), task(2)], "dynamic")
@@ -94,7 +95,7 @@ def test_dynamic_tiny_task_queue_returns_tasks_raw():
     assert simulate(simple_profile(slots=3), [task(0), task(1), task(2)], "dynamic").sides == [DEVICE] * 3
 
 
-def test_static_full_task_queue_stalls_intake():
+def test_static_full_task_queue_stalls_intake(simple_profile, task):
     tasks = [task(i) for i in range(4)]
     s = simulate(simple_profile(slots=1), tasks, "device")
     r = s.report
@@ -115,14 +116,14 @@ def test_static_full_task_queue_stalls_intake():
     assert spans(roomy, "flash")[3] == (3, pytest.approx(30), pytest.approx(40))
 
 
-def test_multiple_cores_run_in_parallel():
+def test_multiple_cores_run_in_parallel(simple_profile, task):
     s = simulate(simple_profile(cores=2), [task(0), task(1)], "device")
     assert spans(s.report, "device_cores") == [(0, pytest.approx(20), pytest.approx(120)),
                                                (1, pytest.approx(30), pytest.approx(130))]
     assert s.report.units["device_cores"] == 2
 
 
-def test_link_rate_and_command_overhead():
+def test_link_rate_and_command_overhead(simple_profile, task):
     p = simple_profile(**{"link.max_MBps": 0.0, "link.lanes": 4, "link.efficiency": 0.5,
                           "link.per_command_overhead_us": 7.0})
     assert p.link_bandwidth == approx(4 * 8e9 * 128 / 130 / 8 * 0.5)
@@ -131,7 +132,7 @@ def test_link_rate_and_command_overhead():
     assert c.link_status == approx(7 * US)
 
 
-def test_soft_float_without_fpu():
+def test_soft_float_without_fpu(simple_profile, task):
     costs = {"cores.cycles.floats": 10.0, "cores.cycles.bytes_scanned": 0.0}
     t = task(0, floats=5)
     with_fpu = task_costs(simple_profile(**costs), t).device
@@ -139,10 +140,8 @@ def test_soft_float_without_fpu():
     assert with_fpu == approx(50 * US) and no_fpu == approx(200 * US)
 
 
-def test_every_counter_is_charged():
-    from device_emulator.profile import COUNTERS
-
-    for name in COUNTERS:
+def test_every_counter_is_charged(simple_profile, reader_counters):
+    for name in reader_counters:
         p = simple_profile(**{f"cores.cycles.{name}": 3.0, f"host.cycles.{name}": 2.0})
         t = TaskWork(0, 0, 1, 0, 0, {name: 10})
         c = task_costs(p, t)
@@ -153,7 +152,44 @@ def test_every_counter_is_charged():
     assert c.device == approx(5 * US) and c.host == approx(7 * US)
 
 
-def test_pipeline_all_overlaps_conversion_with_transfer():
+def test_counters_are_the_apps_names(simple_profile):
+    # any name an app declares is priced by the profile's tables, nothing is built in
+    p = simple_profile(**{"cores.cycles.matches": 4.0, "host_cycles_matches": 2.0})
+    assert p["cores.cycles.matches"] == 4.0 and p["host.cycles.matches"] == 2.0
+    c = task_costs(p, TaskWork(0, 0, 1, 0, 0, {"matches": 10}))
+    assert c.device == approx(40 * US) and c.host == approx(20 * US)
+
+
+def test_a_counter_the_profile_does_not_price_is_an_error(simple_profile):
+    from device_emulator import ProfileError
+
+    t = TaskWork(0, 0, 1, 0, 0, {"bytes_scanned": 5, "widgets": 1}, side=DEVICE)
+    with pytest.raises(ProfileError, match=r"profile 'modern-gen4' has no price for work counter 'widgets' "
+                                           r"in \[cores.cycles\]; it prices bools, bytes_scanned, .*temporals$"):
+        task_costs(simple_profile(), t)
+    with pytest.raises(ProfileError, match=r"'widgets' in \[host.cycles\]"):
+        simulate(simple_profile(**{"cores.cycles.widgets": 1.0}), [t], "host")
+    # the measured cost model prices nothing by name
+    assert task_costs(simple_profile(), t, "measured").host == 0.0
+    # a price must be a non-negative number
+    with pytest.raises(ProfileError, match="non-negative"):
+        simple_profile(**{"host.cycles.widgets": -1.0})
+
+
+def test_float_and_scan_counters_are_profile_lists(simple_profile, task):
+    # soft float scales the counters cores.float_counters names, a scan pipeline takes pipeline.scan_counters
+    costs = {"cores.cycles.floats": 10.0, "cores.cycles.ints": 10.0, "cores.cycles.bytes_scanned": 0.0,
+             "cores.fpu": False, "cores.soft_float_factor": 4.0}
+    t = task(0, floats=5, ints=5)
+    assert task_costs(simple_profile(**costs), t).device == approx(250 * US)
+    assert task_costs(simple_profile(**costs, **{"cores.float_counters": ["ints", "floats"]}), t).device == \
+        approx(400 * US)
+    scan = {"pipeline.scope": "scan", "pipeline.MBps": 1.0}
+    assert task_costs(simple_profile(**scan), t).device == 0.0
+    assert task_costs(simple_profile(**scan, **{"pipeline.scan_counters": []}), t).device == approx(100 * US)
+
+
+def test_pipeline_all_overlaps_conversion_with_transfer(simple_profile, task):
     p = simple_profile(**{"cores.count": 0, "pipeline.scope": "all", "pipeline.bytes_per_cycle": 1.0,
                           "pipeline.clock_MHz": 1.0})
     assert p.pipeline_rate == approx(1e6)
@@ -170,7 +206,7 @@ def test_pipeline_all_overlaps_conversion_with_transfer():
                              "pipeline.efficiency": 0.5}).pipeline_rate == approx(1e6)
 
 
-def test_pipeline_scan_takes_the_byte_scanning_off_the_cores():
+def test_pipeline_scan_takes_the_byte_scanning_off_the_cores(simple_profile, task):
     p = simple_profile(**{"pipeline.scope": "scan", "pipeline.MBps": 1.0, "cores.cycles.ints": 4.0})
     s = simulate(p, [task(0, ints=10)], "device")
     # lands 20; scan pipeline 100 B at 1 MB/s [20,120]; core pays only ints: 40 us [120,160]; objects [160,210]
@@ -179,7 +215,7 @@ def test_pipeline_scan_takes_the_byte_scanning_off_the_cores():
     assert s.report.makespan_s == approx(210 * US)
 
 
-def test_measured_cost_model():
+def test_measured_cost_model(simple_profile, task):
     p = simple_profile(**{"host.clock_MHz": 2.0, "cores.measured_scale": 1.5})
     c = task_costs(p, task(0, measured_s=1e-3), cost_model="measured")
     assert c.device == approx(1e-3 * 2.0 / 1.0 * 1.5)
@@ -188,7 +224,7 @@ def test_measured_cost_model():
         task_costs(p, task(0), cost_model="guess")
 
 
-def test_energy_by_hand():
+def test_energy_by_hand(simple_profile, task):
     power = {"platform_idle_W": 10.0, "flash": {"active_W": 2.0, "idle_W": 1.0},
              "device_cores": {"active_W": 3.0, "idle_W": 0.5}, "link": {"active_W": 4.0, "idle_W": 0.0}}
     r = simulate(simple_profile(power=power), [task(0)], "device").report
@@ -201,7 +237,7 @@ def test_energy_by_hand():
     assert r.energy_j["total"] == approx(sum(v for k, v in r.energy_j.items() if k != "total"))
 
 
-def test_faults_link_timeout_retries_after_the_timeout():
+def test_faults_link_timeout_retries_after_the_timeout(simple_profile, task):
     r = simulate(simple_profile(), [task(0, faults={"link_timeout": 1})], "device").report
     # attempt 1 [0,170] wasted; +1 ms; attempt 2 = the same 170 us shifted to 1170
     assert r.makespan_s == approx(1340 * US)
@@ -211,7 +247,7 @@ def test_faults_link_timeout_retries_after_the_timeout():
     assert r.pages["device"] == 1
 
 
-def test_faults_media_error_rereads_with_read_retry():
+def test_faults_media_error_rereads_with_read_retry(simple_profile, task):
     s = simulate(simple_profile(), [task(0, faults={"media_error": 1})], "device")
     r = s.report
     # lands 20; error status; re-read with tR x 3: busy 30 [20,50], lands 60;
@@ -224,7 +260,7 @@ def test_faults_media_error_rereads_with_read_retry():
     assert r.faults["media_error"] == 1 and r.pages["raw"] == 1
 
 
-def test_faults_app_failure_charges_the_wasted_work():
+def test_faults_app_failure_charges_the_wasted_work(simple_profile, task):
     s = simulate(simple_profile(), [task(0, faults={"app_failure": 1})], "device")
     r = s.report
     # core [20,120] wasted; re-read [120,130] lands 140; text [140,240]; host [240,265]
@@ -234,21 +270,21 @@ def test_faults_app_failure_charges_the_wasted_work():
     assert r.host_cpu_s == approx(25 * US) and r.host_cpu_saved_s == 0.0
 
 
-def test_faults_tq_overflow_returns_the_page_raw():
+def test_faults_tq_overflow_returns_the_page_raw(simple_profile, task):
     s = simulate(simple_profile(), [task(0, faults={"tq_overflow": 1})], "device")
     assert s.sides == [RAW]
     assert s.report.makespan_s == approx(145 * US)  # same as a host task: no re-read
     assert s.report.faults["tq_overflow"] == 1
 
 
-def test_faults_on_a_host_task():
+def test_faults_on_a_host_task(simple_profile, task):
     r = simulate(simple_profile(), [task(0, HOST, faults={"media_error": 1})], "host").report
     # read [0,10] lands 20 uncorrectable; read-retry [20,50] lands 60; text [60,160]; host [160,185]
     assert r.makespan_s == approx(185 * US)
     assert r.pages["host"] == 1 and r.faults["media_error"] == 1
 
 
-def test_deterministic_and_order_of_events_is_stable():
+def test_deterministic_and_order_of_events_is_stable(simple_profile, rich_tasks):
     tasks = rich_tasks(64)
     for split in ("dynamic", "static:0.5", "device", "host"):
         a = simulate(simple_profile(slots=3, cores=2), tasks, split)
@@ -272,14 +308,14 @@ def test_all_host_vs_all_device_on_a_shipped_profile():
     assert dev.bytes["host_link"] < host.bytes["host_link"]
 
 
-def test_schedule_through_the_device():
+def test_schedule_through_the_device(simple_profile, task):
     ssd = ComputationalSSD(simple_profile())
     s = ssd.schedule([task(0), task(1, HOST)], SplitPolicy.parse("static:0.5"), wall_s=0.25)
     assert s.report.wall_s == 0.25 and s.report.device == ssd.name
     assert s.report.meta["profile"] == ssd.profile.name
 
 
-def test_host_queue_depth_back_pressure():
+def test_host_queue_depth_back_pressure(simple_profile, task):
     # one task in flight: t1 is submitted when t0 finishes at 170, so its read starts then
     s = simulate(simple_profile(queue_depth=1), [task(0), task(1)], "device")
     assert spans(s.report, "flash") == [(0, 0.0, pytest.approx(10)), (1, pytest.approx(170), pytest.approx(180))]
