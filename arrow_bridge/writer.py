@@ -14,11 +14,14 @@ kernel runs in two places:
 
 Example::
 
+    >>> import os, tempfile
     >>> import pyarrow as pa, pyarrow.csv as pacsv
     >>> from arrow_bridge.writer import write_csv, read_back_options
     >>> table = pa.table({"x": [1.5, None, -0.0], "s": ["a,b", "", None]})
-    >>> result = write_csv(table, "out.csv")                  # doctest: +SKIP
-    >>> pacsv.read_csv("out.csv", **read_back_options(table.schema)).equals(table)  # doctest: +SKIP
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = os.path.join(folder, "out.csv")
+    ...     result = write_csv(table, out)
+    ...     pacsv.read_csv(out, **read_back_options(table.schema)).equals(table)
     True
 """
 from __future__ import annotations
@@ -33,8 +36,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from arrow_bridge.kernels import formatting as fk
-from arrow_bridge.kernels.status import BAD_VALUE, N_COUNTERS, OK, OUT_OF_SPACE, SLOT_NAMES, empty_counters
+from arrow_bridge.kernels import formatting
+from arrow_bridge.kernels.status import BAD_VALUE, OK, OUT_OF_SPACE
+from ndp_core.engine import Status
 
 __all__ = ["write_csv", "read_back_options", "CsvWriteResult", "DEFAULT_BATCH_ROWS"]
 
@@ -46,11 +50,6 @@ PYARROW_NULL_SPELLINGS: tuple[str, ...] = tuple(pacsv.ConvertOptions().null_valu
 # quote char among them would need quoting numbers, which no reader expects.
 _VALUE_CHARS = frozenset("0123456789.+-:eETZ")
 _VALUE_WORDS = frozenset({"true", "false", "inf", "-inf", "NAN", "-NAN"})
-# The kernels' counter slots by name; the per-call slot ("spans" for the reader) counts batches here.
-COUNTER_NAMES = tuple("batches" if name == "spans" else name for name in SLOT_NAMES)
-
-# Status numbers of the StorageApp ABI (ndp_core.engine.Status) the writer meets.
-_ENGINE_OK, _ENGINE_BAD_INPUT, _ENGINE_OUT_OF_SPACE = 0, 2, 5
 
 PathOrFile = Union[str, "os.PathLike[str]", BinaryIO]
 
@@ -61,7 +60,7 @@ class CsvWriteResult:
 
     ``bytes_written`` is the file's size; ``retries`` counts batches that came
     back OUT_OF_SPACE and were formatted again with the size they asked for;
-    ``counters`` are the kernels' work counters by name.
+    ``counters`` are the kernel's work counters by name (``formatting.WRITER_COUNTERS``).
 
     >>> CsvWriteResult(None, 0, 0, 0, 0, 0, False, {}).device
     False
@@ -168,34 +167,34 @@ def _plan_for(t: pa.DataType, name: str) -> _ColumnPlan:
 
         return plan(inner.kind, inner.width, inner.aux, inner.flags, inner.read_type, prepare, inner.max_text)
     if t in _INT_WIDTH:
-        return plan(fk.K_INT, _INT_WIDTH[t], max_text=_INT_TEXT[_INT_WIDTH[t]])
+        return plan(formatting.K_INT, _INT_WIDTH[t], max_text=_INT_TEXT[_INT_WIDTH[t]])
     if t in _UINT_WIDTH:
-        return plan(fk.K_UINT, _UINT_WIDTH[t], max_text=_UINT_TEXT[_UINT_WIDTH[t]])
+        return plan(formatting.K_UINT, _UINT_WIDTH[t], max_text=_UINT_TEXT[_UINT_WIDTH[t]])
     if pa.types.is_float32(t) or pa.types.is_float64(t):
         width = t.bit_width // 8
-        return plan(fk.K_FLOAT, width, max_text=_FLOAT_TEXT[width])
+        return plan(formatting.K_FLOAT, width, max_text=_FLOAT_TEXT[width])
     if pa.types.is_boolean(t):
-        return plan(fk.K_BOOL, max_text=5)
+        return plan(formatting.K_BOOL, max_text=5)
     if pa.types.is_date32(t):
-        return plan(fk.K_DATE32, 4, max_text=10)
+        return plan(formatting.K_DATE32, 4, max_text=10)
     if pa.types.is_date64(t):  # a safe cast: ms that are not whole days raise
-        return plan(fk.K_DATE32, 4, prepare=lambda a: a.cast(pa.date32()), max_text=10)
+        return plan(formatting.K_DATE32, 4, prepare=lambda a: a.cast(pa.date32()), max_text=10)
     if pa.types.is_timestamp(t):
         digits = _UNIT_DIGITS[t.unit]
-        utc = fk.CF_UTC if t.tz is not None else 0
-        return plan(fk.K_TIMESTAMP, 8, digits, utc, max_text=19 + (digits + 1 if digits else 0) + 1)
+        utc = formatting.CF_UTC if t.tz is not None else 0
+        return plan(formatting.K_TIMESTAMP, 8, digits, utc, max_text=19 + (digits + 1 if digits else 0) + 1)
     if pa.types.is_time32(t) or pa.types.is_time64(t):
         digits = _UNIT_DIGITS[t.unit]
-        return plan(fk.K_TIME, t.bit_width // 8, digits, max_text=8 + (digits + 1 if digits else 0))
+        return plan(formatting.K_TIME, t.bit_width // 8, digits, max_text=8 + (digits + 1 if digits else 0))
     if pa.types.is_string(t) or pa.types.is_binary(t):
-        return plan(fk.K_BYTES, 4)
+        return plan(formatting.K_BYTES, 4)
     if pa.types.is_large_string(t) or pa.types.is_large_binary(t):
-        return plan(fk.K_BYTES, 8)
+        return plan(formatting.K_BYTES, 8)
     if _is_string_view(t) or _is_binary_view(t):
         plain = pa.string() if _is_string_view(t) else pa.binary()
-        return plan(fk.K_BYTES, 4, read_type=plain, prepare=lambda a: a.cast(plain))
+        return plan(formatting.K_BYTES, 4, read_type=plain, prepare=lambda a: a.cast(plain))
     if pa.types.is_null(t):
-        return plan(fk.K_NULL)
+        return plan(formatting.K_NULL)
     raise TypeError(f"write_csv cannot write column {name!r} of type {t}: supported are integers, "
                     f"floats (32/64), bool, date32/64, timestamp, time32/64, string, binary (and large/"
                     f"view variants), null and dictionaries of those")
@@ -203,11 +202,11 @@ def _plan_for(t: pa.DataType, name: str) -> _ColumnPlan:
 
 def _plans(schema: pa.Schema, na_rep: str) -> list[_ColumnPlan]:
     plans = [_plan_for(f.type, f.name) for f in schema]
-    if len(plans) == 1 and na_rep == "" and plans[0].kind != fk.K_BYTES:
+    if len(plans) == 1 and na_rep == "" and plans[0].kind != formatting.K_BYTES:
         # A lone empty null would be a blank line, which readers skip; `""` is
         # a null for every non-string type under pyarrow's defaults.
         p = plans[0]
-        plans[0] = _ColumnPlan(p.kind, p.width, p.aux, p.flags | fk.CF_NULL_QUOTED, p.read_type,
+        plans[0] = _ColumnPlan(p.kind, p.width, p.aux, p.flags | formatting.CF_NULL_QUOTED, p.read_type,
                                p.prepare, p.max_text)
     return plans
 
@@ -232,7 +231,7 @@ def read_back_options(schema: Union[pa.Schema, pa.Table, Any], *, sep: str = ","
         schema = _as_table(schema).schema if not hasattr(schema, "schema") else schema.schema
     dialect = _dialect(sep, quotechar, na_rep, "\n", header)
     plans = [_plan_for(f.type, f.name) for f in schema]
-    string_like = any(p.kind == fk.K_BYTES for p in plans)
+    string_like = any(p.kind == formatting.K_BYTES for p in plans)
     blank_nulls = len(plans) == 1 and string_like and na_rep == ""
     return {
         "read_options": pacsv.ReadOptions(column_names=None if dialect.header else schema.names),
@@ -282,17 +281,19 @@ class _Encoder:
         spellings = [s.encode() for s in dict.fromkeys(PYARROW_NULL_SPELLINGS + (dialect.na_rep,)) if s]
         ns_offsets, ns_data = _offsets_section(spellings)
         name_offsets, name_data = _offsets_section(names)
-        head = 8 * (fk.HEADER_WORDS + fk.COL_WORDS * len(plans))
+        head = 8 * (formatting.BATCH.size + formatting.COLUMN.size * len(plans))
         # The constant sections, laid out after the header and descriptors.
-        parts = [(fk.H_NA_OFF, na), (fk.H_NS_OFFSETS, ns_offsets.tobytes()), (fk.H_NS_DATA, ns_data),
-                 (fk.H_NAMES_OFFSETS, name_offsets.tobytes()), (fk.H_NAMES_DATA, name_data)]
-        self.words = np.zeros(fk.HEADER_WORDS, dtype=np.int64)
+        parts = [(formatting.BATCH.na_offset, na), (formatting.BATCH.null_spelling_offsets, ns_offsets.tobytes()),
+                 (formatting.BATCH.null_spelling_data, ns_data), (formatting.BATCH.name_offsets, name_offsets.tobytes()),
+                 (formatting.BATCH.name_data, name_data)]
+        self.words = np.zeros(formatting.BATCH.size, dtype=np.int64)
         w = self.words
-        w[fk.H_MAGIC], w[fk.H_VERSION], w[fk.H_COLS] = fk.MAGIC, fk.LAYOUT_VERSION, len(plans)
-        w[fk.H_SEP], w[fk.H_QUOTE] = ord(dialect.sep), ord(dialect.quotechar)
+        w[formatting.BATCH.magic], w[formatting.BATCH.version] = formatting.MAGIC, formatting.LAYOUT_VERSION
+        w[formatting.BATCH.cols] = len(plans)
+        w[formatting.BATCH.sep], w[formatting.BATCH.quote] = ord(dialect.sep), ord(dialect.quotechar)
         lt = dialect.line_terminator.encode()
-        w[fk.H_LT_LEN], w[fk.H_LT0], w[fk.H_LT1] = len(lt), lt[0], lt[-1]
-        w[fk.H_NA_LEN], w[fk.H_NS_COUNT] = len(na), len(spellings)
+        w[formatting.BATCH.line_terminator_len], w[formatting.BATCH.line_terminator0], w[formatting.BATCH.line_terminator1] = len(lt), lt[0], lt[-1]
+        w[formatting.BATCH.na_len], w[formatting.BATCH.null_spellings] = len(na), len(spellings)
         fixed = bytearray()
         for slot, blob in parts:
             w[slot] = head + len(fixed)
@@ -303,7 +304,7 @@ class _Encoder:
         self.header_text = header_text if dialect.header and plans else 0
         null_text = max(len(na), 2)
         self.row_text = len(plans) + len(lt)  # separators and the line end
-        self.fixed_text = sum(max(p.max_text, null_text) for p in plans if p.kind != fk.K_BYTES)
+        self.fixed_text = sum(max(p.max_text, null_text) for p in plans if p.kind != formatting.K_BYTES)
         self.null_text = null_text
 
     def prepare(self, batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -318,36 +319,36 @@ class _Encoder:
         """``(batch buffer, estimated text size)`` for one prepared batch."""
         columns, n_rows = batch.columns, batch.num_rows
         sections: list[tuple[int, np.ndarray]] = []  # (descriptor word, bytes)
-        descs = np.zeros((len(self.plans), fk.COL_WORDS), dtype=np.int64)
+        descs = np.zeros((len(self.plans), formatting.COLUMN.size), dtype=np.int64)
         string_text = 0
         for c, (plan, arr) in enumerate(zip(self.plans, columns)):
             d = descs[c]
-            d[fk.C_KIND], d[fk.C_WIDTH] = plan.kind, plan.width
-            d[fk.C_AUX], d[fk.C_FLAGS] = plan.aux, plan.flags
-            if plan.kind == fk.K_NULL:
+            d[formatting.COLUMN.kind], d[formatting.COLUMN.width] = plan.kind, plan.width
+            d[formatting.COLUMN.aux], d[formatting.COLUMN.flags] = plan.aux, plan.flags
+            if plan.kind == formatting.K_NULL:
                 continue
             bufs, off = arr.buffers(), arr.offset
             if arr.null_count > 0:
-                bits, d[fk.C_VALID_BIT] = _bits(bufs[0], off, n_rows)
-                d[fk.C_FLAGS] |= fk.CF_VALIDITY
-                sections.append((c * fk.COL_WORDS + fk.C_VALID_OFF, bits))
-            if plan.kind == fk.K_BOOL:
-                bits, d[fk.C_VALUES_BIT] = _bits(bufs[1], off, n_rows)
-                sections.append((c * fk.COL_WORDS + fk.C_VALUES_OFF, bits))
-            elif plan.kind == fk.K_BYTES:
+                bits, d[formatting.COLUMN.validity_bit] = _bits(bufs[0], off, n_rows)
+                d[formatting.COLUMN.flags] |= formatting.CF_VALIDITY
+                sections.append((c * formatting.COLUMN.size + formatting.COLUMN.validity, bits))
+            if plan.kind == formatting.K_BOOL:
+                bits, d[formatting.COLUMN.values_bit] = _bits(bufs[1], off, n_rows)
+                sections.append((c * formatting.COLUMN.size + formatting.COLUMN.values, bits))
+            elif plan.kind == formatting.K_BYTES:
                 dtype = np.int32 if plan.width == 4 else np.int64
                 offsets = np.frombuffer(bufs[1], dtype=dtype)[off:off + n_rows + 1] if n_rows else \
                     np.zeros(1, dtype=dtype)
                 base, last = int(offsets[0]), int(offsets[-1])
                 data = _u8(bufs[2])[base:last]
-                d[fk.C_BASE], d[fk.C_DATA_LEN] = base, last - base
-                sections.append((c * fk.COL_WORDS + fk.C_VALUES_OFF, offsets.view(np.uint8)))
-                sections.append((c * fk.COL_WORDS + fk.C_DATA_OFF, data))
+                d[formatting.COLUMN.base], d[formatting.COLUMN.data_len] = base, last - base
+                sections.append((c * formatting.COLUMN.size + formatting.COLUMN.values, offsets.view(np.uint8)))
+                sections.append((c * formatting.COLUMN.size + formatting.COLUMN.data, data))
                 string_text += (last - base) + n_rows * 2 + (arr.null_count * self.null_text)
             else:
                 w = plan.width
                 values = _u8(bufs[1])[off * w:(off + n_rows) * w]
-                sections.append((c * fk.COL_WORDS + fk.C_VALUES_OFF, values))
+                sections.append((c * formatting.COLUMN.size + formatting.COLUMN.values, values))
         total = self.head + self.fixed.size + sum(_align8(s.size) for _, s in sections)
         buf = np.zeros(total, dtype=np.uint8)
         pos = self.head + self.fixed.size
@@ -357,12 +358,12 @@ class _Encoder:
             buf[pos:pos + data.size] = data
             pos += _align8(data.size)
         words = self.words.copy()
-        words[fk.H_FLAGS], words[fk.H_ROWS], words[fk.H_TOTAL] = flags, n_rows, total
-        buf[:8 * fk.HEADER_WORDS] = words.view(np.uint8)
-        buf[8 * fk.HEADER_WORDS:self.head] = flat.view(np.uint8)
+        words[formatting.BATCH.flags], words[formatting.BATCH.rows], words[formatting.BATCH.total] = flags, n_rows, total
+        buf[:8 * formatting.BATCH.size] = words.view(np.uint8)
+        buf[8 * formatting.BATCH.size:self.head] = flat.view(np.uint8)
         buf[self.head:self.head + self.fixed.size] = self.fixed
         estimate = n_rows * (self.row_text + self.fixed_text) + string_text
-        if flags & fk.F_HEADER_LINE:
+        if flags & formatting.F_HEADER_LINE:
             estimate += self.header_text
         return buf, estimate
 
@@ -403,7 +404,7 @@ def _record_batches(table: pa.Table, batch_rows: int,
 def _encoded(table: pa.Table, encoder: _Encoder, batch_rows: int) -> Iterator[_Batch]:
     """Every batch encoded, the first flagged F_HEADER_LINE, the last F_LAST
     (always at least one batch, so an empty table still gets its header)."""
-    header = fk.F_HEADER_LINE if encoder.dialect.header else 0
+    header = formatting.F_HEADER_LINE if encoder.dialect.header else 0
     source = _record_batches(table, batch_rows, encoder.prepare)
     current = next(source, None)
     if current is None:
@@ -412,7 +413,7 @@ def _encoded(table: pa.Table, encoder: _Encoder, batch_rows: int) -> Iterator[_B
     first_row = 0
     while current is not None:
         following = next(source, None)
-        flags = header | (fk.F_LAST if following is None else 0)
+        flags = header | (formatting.F_LAST if following is None else 0)
         n = current.num_rows
         buf, estimate = encoder.encode(current, flags)
         yield _Batch(buf, estimate, first_row, n)
@@ -437,14 +438,14 @@ def _bad_value_error(table: pa.Table, batch: _Batch, bad_field: int) -> Exceptio
 
 def _format_on_host(batch: _Batch) -> tuple[int, int, int, np.ndarray, int, np.ndarray]:
     """Format one batch (runs on a pool thread): ``(status, end, bad, out, retries, counters)``."""
-    counters = empty_counters()
+    counters = formatting.WRITER_COUNTERS.zeros()
     out = np.empty(max(batch.estimate, 1), dtype=np.uint8)
-    status, end, bad = fk.format_batch(batch.buf, out, 0, counters)
+    status, end, bad = formatting.format_batch(batch.buf, out, 0, counters)
     retries = 0
     if status == OUT_OF_SPACE:  # the kernel counted what it needs: one retry fits
         retries = 1
         out = np.empty(end, dtype=np.uint8)
-        status, end, bad = fk.format_batch(batch.buf, out, 0, counters)
+        status, end, bad = formatting.format_batch(batch.buf, out, 0, counters)
     return status, end, bad, out, retries, counters
 
 
@@ -452,7 +453,7 @@ def _write_host(table: pa.Table, batches: Iterable[_Batch], sink: BinaryIO,
                 n_threads: int) -> tuple[int, int, int, np.ndarray]:
     """Format on a thread pool, write in order: ``(bytes, batches, retries, counters)``."""
     total = n_batches = retries = 0
-    counters = empty_counters()
+    counters = formatting.WRITER_COUNTERS.zeros()
     pending: deque[tuple[_Batch, Future]] = deque()
 
     def finish(batch: _Batch, future: Future) -> None:
@@ -504,17 +505,18 @@ def _write_device(table: pa.Table, batches: Iterable[_Batch], path: str,
     partial last page in its state and the F_LAST batch flushes it, so
     consecutive batches land contiguously. Returns like ``_write_host``."""
     engine, page = _device_engine(device)
-    app = fk.csv_format_app()
+    from arrow_bridge.kernels.format_app import csv_format  # compiled on first use: the host path never pays
+
     with open(path, "wb"):  # create or empty it: the engine's stream does not truncate
         pass
     stream = engine.stream_create(path, writable=True)
-    counters = empty_counters()
+    counters = formatting.WRITER_COUNTERS.zeros()
     total = n_batches = retries = 0
     first_page = 0
     inst: Optional[int] = None
     outstanding: Optional[int] = None
     try:
-        inst = engine.minit(app.address, state_size=fk.STATE_HEADER + page, streams=[stream])
+        inst = engine.minit(csv_format.address, state_size=formatting.STATE_HEADER + page, streams=[stream])
         source = iter(batches)
         batch = next(source, None)
         while batch is not None:
@@ -523,13 +525,13 @@ def _write_device(table: pa.Table, batches: Iterable[_Batch], path: str,
             following = next(source, None)  # encode the next batch while the device works
             done = engine.wait(outstanding)
             outstanding = None
-            while done.status == _ENGINE_OUT_OF_SPACE:  # state and counters were rolled back
+            while done.status == Status.OUT_OF_SPACE:  # state and counters were rolled back
                 retries += 1
                 out = np.empty(done.result_sizes[0], dtype=np.uint8)
                 done = engine.wait(engine.submit_mwrite(inst, stream, first_page, batch.buf, [out], counters))
-            if done.status == _ENGINE_BAD_INPUT:
+            if done.status == Status.BAD_INPUT:
                 raise _bad_value_error(table, batch, done.error_offset)
-            if done.status != _ENGINE_OK:
+            if done.status != Status.OK:
                 raise RuntimeError(f"MWRITE of rows {batch.first_row}..{batch.first_row + batch.n_rows} "
                                    f"failed: {done.status_name}")
             written = done.result_sizes[0]
@@ -572,16 +574,19 @@ def write_csv(table: Any, path: PathOrFile, *, device: Any = None, sep: str = ",
 
     Example::
 
+        >>> import os, tempfile
         >>> import pyarrow as pa
-        >>> write_csv(pa.table({"a": [1, None], "b": ["x", "y,z"]}), "t.csv").bytes_written  # doctest: +SKIP
-        16
-        >>> open("t.csv").read()                                                      # doctest: +SKIP
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     out = os.path.join(folder, "t.csv")
+        ...     print(write_csv(pa.table({"a": [1, None], "b": ["x", "y,z"]}), out).bytes_written)
+        ...     print(repr(open(out).read()))
+        15
         'a,b\\n1,x\\n,"y,z"\\n'
     """
     dialect = _dialect(sep, quotechar, na_rep, line_terminator, header)
     if (isinstance(batch_rows, bool) or not isinstance(batch_rows, int)
-            or not 1 <= batch_rows <= fk.MAX_BATCH_ROWS):
-        raise ValueError(f"batch_rows must be an int in [1, {fk.MAX_BATCH_ROWS}], got {batch_rows!r}")
+            or not 1 <= batch_rows <= formatting.MAX_BATCH_ROWS):
+        raise ValueError(f"batch_rows must be an int in [1, {formatting.MAX_BATCH_ROWS}], got {batch_rows!r}")
     if n_threads is None:
         n_threads = max(1, min(4, os.cpu_count() or 1))
     if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
@@ -615,5 +620,5 @@ def write_csv(table: Any, path: PathOrFile, *, device: Any = None, sep: str = ",
     return CsvWriteResult(
         path=target, rows=table.num_rows, columns=table.num_columns, bytes_written=total,
         batches=n_batches, retries=retries, device=on_device,
-        counters={name: int(counters[i]) for i, name in enumerate(COUNTER_NAMES[:N_COUNTERS])},
+        counters=formatting.WRITER_COUNTERS.values(counters),
     )

@@ -13,10 +13,7 @@ scratch)`` in the tokenizer's column-major layout; ``nulls`` is a spelling set (
 import numba as nb
 import numpy as np
 
-from arrow_bridge.kernels.fields import in_spelling_set, set_valid, unescape
-from arrow_bridge.kernels.floats import parse_float32, parse_float64
-from arrow_bridge.kernels.ints import parse_signed, parse_unsigned
-from arrow_bridge.kernels.temporal import parse_date, parse_time, parse_timestamp, to_unit
+from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, set_valid, unescape
 from arrow_bridge.kernels.status import (
     BAD_VALUE,
     COMPLEX,
@@ -29,16 +26,9 @@ from arrow_bridge.kernels.status import (
     STRING_BYTES,
     TEMPORALS_CONVERTED,
 )
-
-
-@nb.njit(nogil=True, cache=True)
-def _mark_valid_before(validity, row):
-    """Sets the validity bits of rows ``0..row-1``: kernels leave the bitmap
-    untouched until the first null, as most columns have none."""
-    full = row >> 3
-    validity[:full] = 0xFF
-    for r in range(full << 3, row):
-        set_valid(validity, r)
+from arrow_bridge.numbers.parse_dates import parse_date, parse_time, parse_timestamp, to_unit
+from arrow_bridge.numbers.parse_floats import parse_float32, parse_float64
+from arrow_bridge.numbers.parse_ints import parse_signed, parse_unsigned
 
 
 # Kind codes for convert_fixed.
@@ -95,7 +85,7 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
                 is_null = False
             if is_null:
                 if null_count == 0:
-                    _mark_valid_before(validity, r)
+                    mark_valid_before(validity, r)
                 null_count += 1
                 if kind != BOOL:
                     out[r] = 0
@@ -227,7 +217,7 @@ def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
             src = data if flag & COMPLEX else buf
             if in_spelling_set(src, s, e, nulls):
                 if null_count == 0:
-                    _mark_valid_before(validity, r)
+                    mark_valid_before(validity, r)
                 null_count += 1
                 offsets[r + 1] = n
                 continue

@@ -9,7 +9,7 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.kernels.status import COMPLEX, QUOTED
-from arrow_bridge.kernels.swar import byte_at, word_at
+from arrow_bridge.numbers.swar import byte_at, word_at
 
 
 @nb.njit(nogil=True, cache=True)
@@ -100,7 +100,30 @@ def spelled(at, start, end, data_at, offsets_at, count):
 
 @nb.njit(nogil=True, cache=True, inline="always")
 def set_valid(validity, row):
+    """Sets the validity bit of ``row`` in an Arrow bitmap.
+
+    >>> validity = np.zeros(2, np.uint8)
+    >>> set_valid(validity, 9)
+    >>> validity.tolist()
+    [0, 2]
+    """
     validity[row >> 3] |= np.uint8(1 << (row & 7))
+
+
+@nb.njit(nogil=True, cache=True)
+def mark_valid_before(validity, row):
+    """Sets the validity bits of rows ``0..row-1``: kernels leave the bitmap
+    untouched until the first null, as most columns have none.
+
+    >>> validity = np.zeros(2, np.uint8)
+    >>> mark_valid_before(validity, 10)
+    >>> validity.tolist()
+    [255, 3]
+    """
+    full = row >> 3
+    validity[:full] = 0xFF
+    for r in range(full << 3, row):
+        set_valid(validity, r)
 
 
 def spelling_set(values) -> tuple:

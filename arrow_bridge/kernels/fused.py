@@ -6,8 +6,9 @@ loads and stores before a value is parsed. Once every column's type is known
 (given, or inferred from the first spans) most spans are regular: each record
 has the expected fields, values parse in the type's plain form. This kernel
 parses such a span in one pass, record by record, straight into the output
-buffers, with inline fast paths for integers, floats, dates and strings and
-the general per-field parsers for everything else.
+buffers, with inline fast paths for integers, floats, dates (from
+:mod:`arrow_bridge.numbers`) and strings and the general per-field parsers
+for everything else.
 
 It covers what it can answer *exactly as the general path would*, and gives
 up (``GIVE_UP``) on anything else: a record with another field count, a value
@@ -27,7 +28,6 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.kernels.columns import (
-    _mark_valid_before,
     BOOL,
     DATE,
     FLOAT,
@@ -37,9 +37,7 @@ from arrow_bridge.kernels.columns import (
     TIMESTAMP,
     utf8_valid,
 )
-from arrow_bridge.kernels.fields import in_spelling_set, spelled
-from arrow_bridge.kernels.floats import _MAX_FAST_MANTISSA64, decimal_to_float64, parse_float64
-from arrow_bridge.kernels.ints import parse_signed
+from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, spelled
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
     BYTES_SCANNED,
@@ -54,21 +52,11 @@ from arrow_bridge.kernels.status import (
     STRING_BYTES,
     TEMPORALS_CONVERTED,
 )
-from arrow_bridge.kernels.swar import (
-    byte_at,
-    ctz64,
-    digits_value,
-    digits_value32,
-    equal_mask32,
-    equal_mask64,
-    leading_digits,
-    number_masks32,
-    put_byte_at,
-    put_value_at,
-    put_word_at,
-    word_at,
-)
-from arrow_bridge.kernels.temporal import _date_at, parse_date, parse_time, parse_timestamp, to_unit
+from arrow_bridge.numbers.fast_floats import float64_at
+from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, to_unit
+from arrow_bridge.numbers.parse_floats import parse_float64
+from arrow_bridge.numbers.parse_ints import parse_signed, plain_int64_at
+from arrow_bridge.numbers.swar import byte_at, ctz64, equal_mask64, put_byte_at, put_value_at, put_word_at, word_at
 
 # Column kinds beyond the converters' fixed-width ones (NULL .. TIMESTAMP = 0..7).
 SKIP = 8  # not selected: scanned, not converted
@@ -77,12 +65,8 @@ STRING = 9  # string or binary (``params[j, 0]``: check UTF-8; ``params[j, 1]``:
 LF = 10
 CR = 13
 
-_POW10_INT = np.array([10**i for i in range(9)], dtype=np.uint64)
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
-_U9 = np.uint64(9)
-_U10 = np.uint64(10)
-_U48 = np.uint64(48)
 _KIND_COUNTER = np.array([NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOOLS_CONVERTED,
                           TEMPORALS_CONVERTED, TEMPORALS_CONVERTED, TEMPORALS_CONVERTED, 0, STRING_BYTES],
                          dtype=np.int64)
@@ -144,146 +128,6 @@ def _next_special(at, base, mask, end, delim):
             return -1, base, mask
         mask = _specials(at, base, end, delim)
     return base + np.int64(ctz64(mask)), base, mask & (mask - _U1)
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _digit_run(at, p, end, w):
-    """``(position after the digits at p, w * 10**count + their value, count)``;
-    the value wraps around past 19 digits (the caller checks ``count``).
-    ``at`` is the span buffer's address; digits are looked for below ``end``
-    only, which ends the run without a load when ``end`` is the field's."""
-    count = 0
-    while p + 8 <= end:
-        word = word_at(at, p)
-        n = leading_digits(word)
-        if n:
-            w = w * _POW10_INT[n] + np.uint64(digits_value(word, n))
-            p += n
-            count += n
-        if n < 8:
-            return p, w, count
-    while p < end:
-        d = np.uint64(byte_at(at, p)) - _U48
-        if d > _U9:
-            break
-        w = w * _U10 + d
-        p += 1
-        count += 1
-    return p, w, count
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _int_at(at, s, e, end):
-    """``(ok, value)`` of a plain int64 ``-?digit{1,16}`` filling ``[s, e)``;
-    not ok for anything else (the general parser decides). Both words load
-    at once: their addresses do not depend on what the digits are."""
-    negative = byte_at(at, s) == 45
-    s += negative
-    n = e - s
-    if n <= 0 or n > 16 or s + 16 > end:
-        return False, np.int64(0)
-    first = word_at(at, s)
-    if n <= 8:
-        ok = leading_digits(first) >= n
-        v = digits_value(first, n)
-    else:
-        second = word_at(at, s + 8)
-        ok = leading_digits(first) == 8 and leading_digits(second) >= n - 8
-        v = digits_value(first, 8) * np.int64(_POW10_INT[n - 8]) + digits_value(second, n - 8)
-    return ok, -v if negative else v
-
-
-@nb.njit(nogil=True, cache=True, inline="always")
-def _float_at(at, s, e, decimal):
-    """``(ok, value)`` of a plain decimal float filling ``[s, e)``:
-    ``[+-]?digits[.digits][eE[+-]?digit{1,4}]``, correctly rounded. Not ok for
-    anything else, or where Eisel-Lemire cannot decide: the general parser
-    then does.
-
-    The field's end is known, so the 32 bytes that end there show where the
-    point and the exponent are (:func:`swar.number_masks32`), and the same
-    bytes (those before the exponent, if any) give the digits' value
-    (:func:`swar.digits_value32`): no loop, and no branch on how many digits
-    there are, so the processor overlaps consecutive values (the float
-    matrix, ``benchmarks.fast_path`` when this was written: 877 vs 692 MB/s
-    with digit runs). Fields over 32 bytes, more than 19 significant digits
-    or 24 digits in all, and fields in the buffer's first 32 bytes (the load
-    would start before it) go through :func:`_float_in_runs`."""
-    n = e - s
-    if n > 32 or e < 32:
-        return _float_in_runs(at, s, e, decimal)
-    lane0 = np.uint64(32 - n)  # the field's first byte in the 32 bytes before e
-    non_digit, point, letter = number_masks32(at, e - 32, decimal)
-    first = byte_at(at, s)
-    sign = np.int64(first == 45 or first == 43)
-    past = _U1 << np.uint64(n)
-    others = (non_digit >> lane0) & ~np.uint64(sign)  # the field's non-digits after a sign
-    point_at = np.int64(ctz64(others | past))
-    has_point = (point >> (lane0 + np.uint64(point_at))) & _U1
-    others &= others - has_point
-    mantissa_end = np.int64(ctz64(others | past))
-    fraction = np.int64(has_point) * (mantissa_end - point_at - 1)
-    count = point_at - sign + fraction
-    # Up to 24 digits fit the digits' vector; leading zeros (0.000001234...) add nothing to the value
-    if not (0 < count <= 19 or (19 < count <= 24 and
-                                _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal) >= count - 19)):
-        return _float_in_runs(at, s, e, decimal)
-    q = -fraction
-    if mantissa_end == n:
-        w = digits_value32(at, e, count, point_at + 32 - n if has_point else -1)
-    else:
-        exp_sign = byte_at(at, s + mantissa_end + 1)
-        exp_start = mantissa_end + 1 + (exp_sign == 45 or exp_sign == 43)
-        exp_digits = n - exp_start
-        if not ((letter >> (lane0 + np.uint64(mantissa_end))) & _U1 and 0 < exp_digits <= 4
-                and (others & (others - _U1)) >> np.uint64(exp_start) == _U0 and s + mantissa_end >= 32):
-            return _float_in_runs(at, s, e, decimal)
-        exponent = digits_value(word_at(at, e - 8) >> (np.uint64(8 - exp_digits) << np.uint64(3)), exp_digits)
-        q += -exponent if exp_sign == 45 else exponent
-        w = digits_value32(at, s + mantissa_end, count, point_at + 32 - mantissa_end if has_point else -1)
-    # Testing the digit count rather than w < 2**53: a column's values mostly have one count, so
-    # the branch predicts well (the float matrix's 16-17 digit values, benchmarks.fast_path when
-    # this was written: 877 MB/s, testing w: 724).
-    return decimal_to_float64(w, q, count <= 15, first == 45)
-
-
-@nb.njit(nogil=True, cache=True)  # a call: only values of over 19 digits get here
-def _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal):
-    """How many zero digits the number in lanes ``lane0`` on of the 32 bytes
-    before ``e`` starts with, after its sign and across its decimal point
-    (``point_at``, from the field's start, if ``has_point``)."""
-    zeros_or_points = equal_mask32(at, e - 32, 48, decimal) >> (lane0 + np.uint64(sign))
-    run = np.int64(ctz64(~zeros_or_points))
-    return run - np.int64(has_point and point_at < sign + run)
-
-
-@nb.njit(nogil=True, cache=True)
-def _float_in_runs(at, s, e, decimal):
-    """:func:`_float_at` for any field: digit runs up to the field's end, at
-    most 19 significant digits (leading zeros of a value below 1 do not
-    count), Clinger's one rounding where it is exact, else Eisel-Lemire."""
-    negative = byte_at(at, s) == 45
-    p, w, n = _digit_run(at, s + (negative or byte_at(at, s) == 43), e, _U0)
-    q = 0
-    if p < e and byte_at(at, p) == decimal:
-        p += 1
-        if w == _U0:
-            while p < e and byte_at(at, p) == 48:
-                p += 1
-                q -= 1
-        p, w, fraction = _digit_run(at, p, e, w)
-        n += fraction
-        q -= fraction
-    if p < e and (byte_at(at, p) | 32) == 101 and n:  # an exponent
-        exp_negative = byte_at(at, p + 1) == 45
-        exp_start = p + 1 + (exp_negative or byte_at(at, p + 1) == 43)
-        p, exponent, exp_digits = _digit_run(at, exp_start, e, _U0)
-        if not 0 < exp_digits <= 4:
-            return False, 0.0
-        q += -np.int64(exponent) if exp_negative else np.int64(exponent)
-    if not (0 < n <= 19 and p == e):
-        return False, 0.0
-    return decimal_to_float64(w, q, w <= _MAX_FAST_MANTISSA64, negative)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -352,13 +196,13 @@ def _fast_value(op, at, s, e, end, decimal):
     fast path of ``op`` (int64, float64 or date32); not ok where it cannot
     tell (the general parsers then do)."""
     if op == _OP_INT64:
-        ok, v = _int_at(at, s, e, end)
+        ok, v = plain_int64_at(at, s, e, end)
         return ok, v, 0.0
     if op == _OP_FLOAT64:
-        ok, f = _float_at(at, s, e, decimal)
+        ok, f = float64_at(at, s, e, decimal)
         return ok, np.int64(0), f
     if e - s == 10:
-        ok, days = _date_at(at, s, e)
+        ok, days = date_at(at, s, e)
         return ok, np.int64(days), 0.0
     return False, np.int64(0), 0.0
 
@@ -368,7 +212,7 @@ def _spells_a_value(op, decimal, null_data, null_offsets):
     """Whether a null spelling is a value that ``op``'s fast path accepts
     (``null_values=["0"]`` on an int64 column): only then must each value be
     checked against the spellings. Each spelling is tried near a buffer's
-    start and past its first 32 bytes, as :func:`_float_at` takes different
+    start and past its first 32 bytes, as :func:`float64_at` takes different
     paths there."""
     longest = 0
     for k in range(null_offsets.shape[0] - 1):
@@ -523,7 +367,7 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                     null_empty if n == 0 else (n < 64 and (null_first[byte_at(at, s)] >> n) & 1
                                                and spelled(at, s, e, null_data_at, null_offsets_at, null_count))):
                 if null_counts[j] == 0:
-                    _mark_valid_before(validity[j], r)
+                    mark_valid_before(validity[j], r)
                 null_counts[j] += 1
                 if kind == STRING:
                     offsets[slot, r + 1] = offsets[slot, r]

@@ -7,7 +7,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
-from arrow_bridge.kernels.temporal import days_from_civil
+from arrow_bridge.numbers.parse_dates import days_from_civil
 
 
 def ours(values: list[bytes], type_=None, **kw) -> pa.Array:

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from arrow_bridge.dialect import Dialect
-from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.status import (BAD_ROW, BAD_ROWS, BYTES_SCANNED, COMPLEX, FIELDS, N_COUNTERS, NEEDS_MORE, OK,
+                                         OUT_OF_SPACE, QUOTED, ROWS, UNTERMINATED_QUOTE)
 from arrow_bridge.kernels.tokenizer import count_line_breaks, last_line_break_end, split_record, tokenize
 from arrow_bridge.options import CsvOptions
 
@@ -21,7 +22,7 @@ def run(data: bytes, ncols: int, at_eof: bool = True, skip_bad: bool = False, **
     row_starts = np.zeros(cap, np.int32)
     ends, flags = np.zeros(cap * ncols, np.int32), np.zeros(cap * ncols, np.uint8)
     bad = np.zeros((16, 2), np.int64)
-    counters = np.zeros(S.N_COUNTERS, np.int64)
+    counters = np.zeros(N_COUNTERS, np.int64)
     status, rows, pos, lines = tokenize(buf, 0, len(buf), at_eof, ncols, *d.scan_args, skip_bad,
                                         row_starts, ends, flags, bad, counters)
     fields, field_flags = [], []
@@ -36,22 +37,22 @@ def run(data: bytes, ncols: int, at_eof: bool = True, skip_bad: bool = False, **
 
 def test_plain_records_and_line_ends():
     status, rows, pos, lines, fields, flags, counters, _ = run(b"a,b\r\nc,d\re,f\n", 2)
-    assert (status, rows, pos, lines) == (S.OK, 3, 13, 3)
+    assert (status, rows, pos, lines) == (OK, 3, 13, 3)
     assert fields == [b"a", b"b", b"c", b"d", b"e", b"f"]
     assert set(flags) == {0}
-    assert counters[S.ROWS] == 3 and counters[S.FIELDS] == 6 and counters[S.BYTES_SCANNED] == 13
+    assert counters[ROWS] == 3 and counters[FIELDS] == 6 and counters[BYTES_SCANNED] == 13
 
 
 def test_quoted_fields_keep_their_quotes_and_are_flagged():
     status, rows, _, lines, fields, flags, _, _ = run(b'"a,b","c""d"\n"x\ny",z\n', 2)
-    assert (status, rows, lines) == (S.OK, 2, 3)
+    assert (status, rows, lines) == (OK, 2, 3)
     assert fields == [b'"a,b"', b'"c""d"', b'"x\ny"', b"z"]
-    assert flags == [S.QUOTED, S.QUOTED | S.COMPLEX, S.QUOTED, 0]
+    assert flags == [QUOTED, QUOTED | COMPLEX, QUOTED, 0]
 
 
 def test_text_after_closing_quote_needs_unescaping():
     _, _, _, _, fields, flags, _, _ = run(b'"ab"c\n', 1)
-    assert fields == [b'"ab"c'] and flags == [S.QUOTED | S.COMPLEX]
+    assert fields == [b'"ab"c'] and flags == [QUOTED | COMPLEX]
 
 
 def test_empty_lines_are_skipped():
@@ -61,25 +62,25 @@ def test_empty_lines_are_skipped():
 
 def test_cut_inside_quotes_asks_for_more():
     status, rows, pos, _, fields, _, _, _ = run(b'a,b\n"x\n', 2, at_eof=False)
-    assert (status, rows, pos) == (S.NEEDS_MORE, 1, 4)
+    assert (status, rows, pos) == (NEEDS_MORE, 1, 4)
 
 
 def test_unterminated_quote_at_eof_is_an_error():
     status, rows, pos, *_ = run(b'a\n"x\n', 1)
-    assert (status, rows, pos) == (S.UNTERMINATED_QUOTE, 1, 2)
+    assert (status, rows, pos) == (UNTERMINATED_QUOTE, 1, 2)
 
 
 def test_wrong_field_count_stops_or_is_skipped():
     status, rows, pos, *_ = run(b"a,b\nc\nd,e\n", 2)
-    assert (status, rows, pos) == (S.BAD_ROW, 1, 4)
+    assert (status, rows, pos) == (BAD_ROW, 1, 4)
     status, rows, _, _, fields, _, counters, bad = run(b"a,b\nc\nd,e\n", 2, skip_bad=True)
-    assert (status, rows) == (S.OK, 2) and fields == [b"a", b"b", b"d", b"e"]
-    assert counters[S.BAD_ROWS] == 1 and bad[0].tolist() == [4, 1]
+    assert (status, rows) == (OK, 2) and fields == [b"a", b"b", b"d", b"e"]
+    assert counters[BAD_ROWS] == 1 and bad[0].tolist() == [4, 1]
 
 
 def test_escape_character_and_custom_delimiter():
     _, rows, _, _, fields, flags, _, _ = run(b"a\\;b;c\n", 2, delimiter=";", escape_char="\\")
-    assert rows == 1 and fields == [b"a\\;b", b"c"] and flags == [S.COMPLEX, 0]
+    assert rows == 1 and fields == [b"a\\;b", b"c"] and flags == [COMPLEX, 0]
 
 
 def test_line_break_helpers():
@@ -90,7 +91,7 @@ def test_line_break_helpers():
     assert last_line_break_end(as_buf(b"abc"), 0, 3) == -1
 
 
-@pytest.mark.parametrize("capacity, expected", [(1, S.OUT_OF_SPACE), (8, S.OK)])
+@pytest.mark.parametrize("capacity, expected", [(1, OUT_OF_SPACE), (8, OK)])
 def test_split_record_respects_capacity(capacity, expected):
     buf = as_buf(b"x,y,z\n1")
     d = Dialect.from_options(CsvOptions())
@@ -98,12 +99,12 @@ def test_split_record_respects_capacity(capacity, expected):
     flags = np.zeros(capacity, np.uint8)
     status, n, pos = split_record(buf, 0, len(buf), True, *d.scan_args, starts, ends, flags)
     assert status == expected
-    if status == S.OK:
+    if status == OK:
         assert (n, pos) == (3, 6)
 
 
 def test_escaped_line_breaks_count_as_physical_lines():
     # An escaped CR followed by LF is one physical line break, as everywhere else.
     status, rows, _, lines, fields, _, _, _ = run(b"a\\\r\nb\nc\\\nd\n", 1, escape_char="\\")
-    assert (status, rows, lines) == (S.OK, 3, 4)
+    assert (status, rows, lines) == (OK, 3, 4)
     assert fields == [b"a\\\r", b"b", b"c\\\nd"]

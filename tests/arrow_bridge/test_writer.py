@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import arrow_bridge
 from arrow_bridge import writer as writer_module
 from arrow_bridge.kernels import formatting as fk
+from arrow_bridge.kernels.format_app import csv_format
 from arrow_bridge.kernels.status import BAD_VALUE, OK, OUT_OF_SPACE, empty_counters
 from arrow_bridge.writer import CsvWriteResult, read_back_options, write_csv
 
@@ -471,14 +472,14 @@ def test_kernel_rejects_malformed_batches():
     out = np.empty(1 << 16, dtype=np.uint8)
     rng = np.random.default_rng(0)
     words = buf.view(np.int64)
-    for slot in range(len(words[:fk.HEADER_WORDS + 7 * fk.COL_WORDS])):
+    for slot in range(len(words[:fk.BATCH.size + 7 * fk.COLUMN.size])):
         bad = buf.copy()
         bad.view(np.int64)[slot] = rng.choice([-1, 1 << 40, len(buf) + 8, 255])
         status, _, _ = fk.format_batch(bad, out, 0, empty_counters())
         assert status in (OK, BAD_VALUE, OUT_OF_SPACE)  # never a crash or a read outside the batch
     assert fk.format_batch(buf[:-8], out, 0, empty_counters())[0] == BAD_VALUE
     truncated = buf.copy()
-    truncated.view(np.int64)[fk.H_MAGIC] = 0
+    truncated.view(np.int64)[fk.BATCH.magic] = 0
     assert fk.format_batch(truncated, out, 0, empty_counters()) == (BAD_VALUE, 0, -1)
 
 
@@ -486,7 +487,7 @@ def test_device_app_rejects_a_malformed_batch(tmp_path, device):
     engine = device.engine
     path = tmp_path / "junk.csv"
     stream = engine.stream_create(str(path), writable=True)
-    inst = engine.minit(fk.csv_format_app().address, state_size=fk.STATE_HEADER + 4096, streams=[stream])
+    inst = engine.minit(csv_format.address, state_size=fk.STATE_HEADER + 4096, streams=[stream])
     try:
         junk = np.zeros(256, dtype=np.uint8)
         done = engine.wait(engine.submit_mwrite(inst, stream, 0, junk, [np.empty(64, np.uint8)]))

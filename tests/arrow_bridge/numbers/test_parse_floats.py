@@ -5,7 +5,7 @@ exactly the same fields, also with ``null_values=[]`` so null spellings reach
 the converter); values must be bit-identical to pyarrow and, for float64, to
 ``float(text)`` wherever Python accepts the text.
 
-Run ``python tests/arrow_bridge/test_floats.py [n]`` for the single-thread
+Run ``python tests/arrow_bridge/numbers/test_parse_floats.py [n]`` for the single-thread
 throughput microbenchmark (not part of the test run).
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arrow_bridge.kernels.floats import _parse_f32, _parse_f64, parse_float32, parse_float64
+from arrow_bridge.numbers.parse_floats import parse_float32, parse_float32_verbose, parse_float64, parse_float64_verbose
 
 DOT = ord(".")
 _SETTINGS = settings(max_examples=300, deadline=None,
@@ -223,10 +223,10 @@ def _parse_lines(buf, single, out):
         while end < n and buf[end] != 10:
             end += 1
         if single:
-            ok, v32, slow = _parse_f32(buf, start, end, DOT)
+            ok, v32, slow = parse_float32_verbose(buf, start, end, DOT)
             out[row] = v32
         else:
-            ok, v64, slow = _parse_f64(buf, start, end, DOT)
+            ok, v64, slow = parse_float64_verbose(buf, start, end, DOT)
             out[row] = v64
         bad += not ok
         exact += slow
@@ -260,7 +260,7 @@ def test_random_doubles_round_trip_without_exact_path(fmt: str) -> None:
 
 def test_exact_path_is_taken_for_ambiguous_long_inputs() -> None:
     buf = _u8(b"9007199254740993.0000000000000000000000001")
-    assert _parse_f64(buf, 0, len(buf), DOT) == (True, 9007199254740994.0, True)
+    assert parse_float64_verbose(buf, 0, len(buf), DOT) == (True, 9007199254740994.0, True)
 
 
 # --------------------------------------------------------------------------

@@ -1,14 +1,18 @@
-"""Integer field parsing as pyarrow does it: never wraps around silently.
+"""Integer fields as pyarrow parses them: never wraps around silently.
 
 Accepted: optional spaces/tabs around, an optional ``-`` (signed types only),
 decimal digits; or ``0x``/``0X`` and at most ``bits / 4`` hex digits, whose
 bits are taken as the target type's two's-complement pattern (``0xff`` is -1
 as int8). A leading ``+`` is rejected.
+
+:func:`plain_int64_at` is the fused kernel's inline fast path: a plain
+``-?digit{1,16}`` at a buffer address, two word loads, no loop.
 """
 import numba as nb
 import numpy as np
 
-from arrow_bridge.kernels.temporal import trim
+from arrow_bridge.numbers.internal import POW10_U64, trim_blanks
+from arrow_bridge.numbers.swar import byte_at, digits_value, leading_digits, word_at
 
 _UINT64_MAX_DIV10 = np.uint64(1844674407370955161)
 
@@ -83,7 +87,7 @@ def parse_signed(src, start, end, bits):
     ok, value = _short_decimal(src, start, end, bits)
     if ok:
         return ok, value
-    start, end = trim(src, start, end)
+    start, end = trim_blanks(src, start, end)
     is_hex, ok, pattern = _hex_bits(src, start, end, bits)
     half = np.uint64(1) << np.uint64(bits - 1)
     if is_hex:
@@ -110,8 +114,12 @@ def parse_signed(src, start, end, bits):
 
 @nb.njit(nogil=True, cache=True)
 def parse_unsigned(src, start, end, bits):
-    """``(ok, value)`` for a ``bits``-wide unsigned integer field (no sign allowed)."""
-    start, end = trim(src, start, end)
+    """``(ok, value)`` for a ``bits``-wide unsigned integer field (no sign allowed).
+
+    >>> parse_unsigned(np.frombuffer(b"0xff", np.uint8), 0, 4, 8)
+    (True, 255)
+    """
+    start, end = trim_blanks(src, start, end)
     is_hex, ok, pattern = _hex_bits(src, start, end, bits)
     if is_hex:
         return ok, pattern
@@ -119,3 +127,30 @@ def parse_unsigned(src, start, end, bits):
     if not ok or (bits < 64 and magnitude >> np.uint64(bits)):
         return False, np.uint64(0)
     return True, magnitude
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def plain_int64_at(at, s, e, end):
+    """``(ok, value)`` of a plain int64 ``-?digit{1,16}`` filling ``[s, e)``
+    of the buffer at address ``at`` (which ends at ``end``); not ok for
+    anything else (the general parser decides). Both words load at once:
+    their addresses do not depend on what the digits are.
+
+    >>> buf = np.frombuffer(b"-1234567890123456" + bytes(16), np.uint8)
+    >>> plain_int64_at(buf.ctypes.data, 0, 17, buf.size)
+    (True, -1234567890123456)
+    """
+    negative = byte_at(at, s) == 45
+    s += negative
+    n = e - s
+    if n <= 0 or n > 16 or s + 16 > end:
+        return False, np.int64(0)
+    first = word_at(at, s)
+    if n <= 8:
+        ok = leading_digits(first) >= n
+        v = digits_value(first, n)
+    else:
+        second = word_at(at, s + 8)
+        ok = leading_digits(first) == 8 and leading_digits(second) >= n - 8
+        v = digits_value(first, 8) * np.int64(POW10_U64[n - 8]) + digits_value(second, n - 8)
+    return ok, -v if negative else v

@@ -6,23 +6,18 @@
 * timestamp: a date, optionally followed by ``' '`` or ``'T'`` and
   ``HH[:MM[:SS[.f{1,9}]]]``, then an optional zone ``Z | ±HH | ±HHMM | ±HH:MM``
   (the value is converted to UTC). Not trimmed.
+
+>>> text = np.frombuffer(b"2020-03-01T12:00:00.5+01:00", np.uint8)
+>>> parse_timestamp(text, 0, len(text))
+(True, 1583060400, 500000000, 1, True)
 """
 import numba as nb
 import numpy as np
 
-from arrow_bridge.kernels.swar import byte_at
+from arrow_bridge.numbers.internal import trim_blanks
+from arrow_bridge.numbers.swar import byte_at
 
 SECONDS_PER_DAY = 86400
-
-
-@nb.njit(nogil=True, cache=True)
-def trim(src, start, end):
-    """Strips spaces and tabs from both ends, as pyarrow's numeric converters do."""
-    while start < end and (src[start] == 32 or src[start] == 9):
-        start += 1
-    while end > start and (src[end - 1] == 32 or src[end - 1] == 9):
-        end -= 1
-    return start, end
 
 
 @nb.njit(nogil=True, cache=True)
@@ -39,7 +34,11 @@ def _digits(src, start, count):
 
 @nb.njit(nogil=True, cache=True)
 def days_from_civil(y, m, d):
-    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's method)."""
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's method).
+
+    >>> days_from_civil(1970, 1, 1), days_from_civil(2000, 3, 1)
+    (0, 11017)
+    """
     y -= m <= 2
     era = (y if y >= 0 else y - 399) // 400
     yoe = y - era * 400
@@ -71,10 +70,15 @@ def _digit(at, i):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _date_at(at, pos, end):
+def date_at(at, pos, end):
     """``(ok, days)`` for ``YYYY-MM-DD`` at ``pos`` of the buffer at address
     ``at`` (an address, not an array: the fused kernel calls this per field,
-    and an array argument costs reference counting per call)."""
+    and an array argument costs reference counting per call).
+
+    >>> text = np.frombuffer(b"1969-12-31", np.uint8)
+    >>> date_at(text.ctypes.data, 0, 10)
+    (True, -1)
+    """
     if end - pos < 10 or byte_at(at, pos + 4) != 45 or byte_at(at, pos + 7) != 45:
         return False, 0
     y0, y1, y2, y3 = _digit(at, pos), _digit(at, pos + 1), _digit(at, pos + 2), _digit(at, pos + 3)
@@ -94,11 +98,15 @@ def _date_at(at, pos, end):
 
 @nb.njit(nogil=True, cache=True)
 def parse_date(src, start, end):
-    """``(ok, days since epoch)`` for a (trimmed) ``YYYY-MM-DD``."""
-    start, end = trim(src, start, end)
+    """``(ok, days since epoch)`` for a (trimmed) ``YYYY-MM-DD``.
+
+    >>> parse_date(np.frombuffer(b" 2021-02-29", np.uint8), 0, 11)
+    (False, 0)
+    """
+    start, end = trim_blanks(src, start, end)
     if end - start != 10:
         return False, 0
-    return _date_at(src.ctypes.data, start, end)
+    return date_at(src.ctypes.data, start, end)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -152,8 +160,12 @@ def _clock(src, pos, end, need_minutes):
 
 @nb.njit(nogil=True, cache=True)
 def parse_time(src, start, end):
-    """``(ok, seconds, nanos, fraction_digits)`` for a (trimmed) ``HH:MM[:SS[.f]]``."""
-    start, end = trim(src, start, end)
+    """``(ok, seconds, nanos, fraction_digits)`` for a (trimmed) ``HH:MM[:SS[.f]]``.
+
+    >>> parse_time(np.frombuffer(b"01:02:03.25", np.uint8), 0, 11)
+    (True, 3723, 250000000, 2)
+    """
+    start, end = trim_blanks(src, start, end)
     ok, secs, nanos, ndigits, pos = _clock(src, start, end, True)
     if not ok or pos != end or end - start < 5:
         return False, 0, 0, 0
@@ -184,8 +196,9 @@ def _zone(src, pos, end):
 
 @nb.njit(nogil=True, cache=True)
 def parse_timestamp(src, start, end):
-    """``(ok, seconds since epoch in UTC, nanos, fraction_digits, has_zone)``."""
-    ok, days = _date_at(src.ctypes.data, start, end)
+    """``(ok, seconds since epoch in UTC, nanos, fraction_digits, has_zone)``;
+    see the module example."""
+    ok, days = date_at(src.ctypes.data, start, end)
     if not ok:
         return False, 0, 0, 0, False
     pos = start + 10
@@ -212,9 +225,14 @@ _NS_MAX_SECONDS = 9223372036  # floor((2**63 - 1) / 1e9)
 @nb.njit(nogil=True, cache=True)
 def to_unit(secs, nanos, units_per_second):
     """``(ok, value)``: seconds + nanos in a unit of ``1/units_per_second`` s,
-    failing on int64 overflow (only possible for nanoseconds)."""
+    failing on int64 overflow (only possible for nanoseconds).
+
+    >>> to_unit(2, 500_000_000, 1000), to_unit(10**10, 0, 1_000_000_000)
+    ((True, 2500), (False, 0))
+    """
     if units_per_second == 1_000_000_000:
-        if secs > _NS_MAX_SECONDS or secs < -_NS_MAX_SECONDS - 1:
+        # Like pyarrow, not the second before -_NS_MAX_SECONDS either, though -2**63 ns lies in it.
+        if secs > _NS_MAX_SECONDS or secs < -_NS_MAX_SECONDS:
             return False, np.int64(0)
         v = np.int64(secs) * 1_000_000_000
         limit = np.int64(9223372036854775807) - v if v >= 0 else np.int64(9223372036854775807)
