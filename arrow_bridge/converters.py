@@ -12,7 +12,7 @@ from typing import Callable, Optional, Tuple
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.kernels import columns as K
+from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fields import spelling_set
 from arrow_bridge.options import CsvOptions
 
@@ -74,7 +74,12 @@ def _validity(nrows: int) -> np.ndarray:
     return np.zeros((nrows + 7) // 8, dtype=np.uint8)
 
 
-def _wrap(type_: pa.DataType, nrows: int, validity: np.ndarray, null_count: int, *buffers) -> pa.Array:
+def wrap_buffers(type_: pa.DataType, nrows: int, validity: np.ndarray, null_count: int, *buffers) -> pa.Array:
+    """An Arrow array over NumPy buffers, zero-copy (no validity bitmap when nothing is null).
+
+    >>> wrap_buffers(pa.int64(), 2, np.zeros(1, np.uint8), 0, np.array([1, 2])).to_pylist()
+    [1, 2]
+    """
     bitmap = pa.py_buffer(validity) if null_count else None
     return pa.Array.from_buffers(type_, nrows, [bitmap, *map(pa.py_buffer, buffers)], null_count=null_count)
 
@@ -99,9 +104,9 @@ class ConversionSpec:
 
 
 def _fixed_dtype(type_: pa.DataType, kind: int) -> type:
-    if kind in (K.SIGNED, K.UNSIGNED, K.FLOAT):
+    if kind in (columns.SIGNED, columns.UNSIGNED, columns.FLOAT):
         return type_.to_pandas_dtype()
-    if kind in (K.NULL, K.BOOL):
+    if kind in (columns.NULL, columns.BOOL):
         return np.uint8  # NULL: zeros never wrapped; BOOL: values go to a bitmap
     return np.int32 if type_.bit_width == 32 else np.int64  # temporal: integer representation
 
@@ -116,21 +121,21 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=rules.check_utf8 and type_ in (pa.string(), pa.large_string()))
     if pa.types.is_null(type_):
-        kind, params = K.NULL, (0, 0, 0)
+        kind, params = columns.NULL, (0, 0, 0)
     elif pa.types.is_signed_integer(type_):
-        kind, params = K.SIGNED, (type_.bit_width, 0, 0)
+        kind, params = columns.SIGNED, (type_.bit_width, 0, 0)
     elif pa.types.is_unsigned_integer(type_):
-        kind, params = K.UNSIGNED, (type_.bit_width, 0, 0)
+        kind, params = columns.UNSIGNED, (type_.bit_width, 0, 0)
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
-        kind, params = K.FLOAT, (int(rules.decimal_point), 0, 0)
+        kind, params = columns.FLOAT, (int(rules.decimal_point), 0, 0)
     elif pa.types.is_boolean(type_):
-        kind, params = K.BOOL, (0, 0, 0)
+        kind, params = columns.BOOL, (0, 0, 0)
     elif pa.types.is_date32(type_):
-        kind, params = K.DATE, (0, 0, 0)
+        kind, params = columns.DATE, (0, 0, 0)
     elif pa.types.is_time(type_) or pa.types.is_timestamp(type_):
         digits, per_second = _TIME_UNITS[type_.unit]
         zoned = int(getattr(type_, "tz", None) is not None)
-        kind = K.TIME if pa.types.is_time(type_) else K.TIMESTAMP
+        kind = columns.TIME if pa.types.is_time(type_) else columns.TIMESTAMP
         params = (digits, zoned, per_second)
     else:
         raise NotImplementedError(f"reading CSV values as {type_} is not supported")
@@ -140,7 +145,7 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
 def _fixed_width(type_: pa.DataType, rules: ValueRules, spec: ConversionSpec) -> Converter:
     """A converter running ``convert_fixed`` for a fixed-width Arrow type."""
     kind = spec.kind
-    is_bool = kind == K.BOOL
+    is_bool = kind == columns.BOOL
     dtype = spec.dtype
     params = tuple(np.int64(p) for p in spec.params)
 
@@ -148,14 +153,14 @@ def _fixed_width(type_: pa.DataType, rules: ValueRules, spec: ConversionSpec) ->
         out = np.empty(0 if is_bool else span.nrows, dtype=dtype)
         bits = _validity(span.nrows) if is_bool else _NO_BITS
         validity = _validity(span.nrows)
-        status, bad_row, null_count = K.convert_fixed(
+        status, bad_row, null_count = columns.convert_fixed(
             span.kernel_span, col, rules.nulls, rules.quoted_nulls, kind, params, rules.trues,
             rules.falses, out, bits, validity, span.counters)
         if status:
             return None, bad_row
-        if kind == K.NULL:
+        if kind == columns.NULL:
             return pa.nulls(span.nrows), -1
-        return _wrap(type_, span.nrows, validity, null_count, bits if is_bool else out), -1
+        return wrap_buffers(type_, span.nrows, validity, null_count, bits if is_bool else out), -1
 
     return convert
 
@@ -177,11 +182,11 @@ def _string_converter(type_: pa.DataType, rules: ValueRules, spec: ConversionSpe
     def convert(span: TokenizedSpan, col: int) -> Result:
         # Spans are under 2 GiB (spans.MAX_SPAN), so int32 offsets always suffice;
         # large types are used when asked for.
-        capacity = K.string_bytes_upper_bound(span.kernel_span, col)
+        capacity = columns.string_bytes_upper_bound(span.kernel_span, col)
         offsets = np.empty(span.nrows + 1, dtype=np.int64 if large else np.int32)
         data = np.empty(max(capacity, 1), dtype=np.uint8)
         validity = _validity(span.nrows)
-        status, bad_row, null_count = K.convert_strings(
+        status, bad_row, null_count = columns.convert_strings(
             span.kernel_span, col, rules.nulls, rules.strings_can_be_null, rules.quoted_nulls,
             check_utf8, offsets, data, validity, span.counters)
         if status:
@@ -189,6 +194,6 @@ def _string_converter(type_: pa.DataType, rules: ValueRules, spec: ConversionSpe
         used = int(offsets[-1])
         if used < len(data) // 2:  # release a mostly unused buffer (many quoted fields)
             data = data[:used].copy()
-        return _wrap(type_, span.nrows, validity, null_count, offsets, data[:used]), -1
+        return wrap_buffers(type_, span.nrows, validity, null_count, offsets, data[:used]), -1
 
     return convert

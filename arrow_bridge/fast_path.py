@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.converters import STRINGS, ValueRules, _wrap, conversion_spec
+from arrow_bridge.converters import STRINGS, ValueRules, conversion_spec, wrap_buffers
 from arrow_bridge.dialect import Dialect
-from arrow_bridge.kernels import columns as K
-from arrow_bridge.kernels import status as S
+from arrow_bridge.inference import INFERENCE_LADDER
+from arrow_bridge.kernels import columns
+from arrow_bridge.kernels.span_layout import FUSED_REGIONS
+from arrow_bridge.kernels.status import OK, READER_COUNTERS
 from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse
 from arrow_bridge.kernels.tokenizer import NO_CHAR
+
+if TYPE_CHECKING:
+    from arrow_bridge.read_plan import ReadPlan
 
 # Storage classes: the kernel's 2-D output arrays.
 _I64, _I32, _F64, _BITS, _STR = range(5)
@@ -49,11 +54,11 @@ class _Column:
 def _storage_of(spec, type_: pa.DataType) -> int:
     if spec.kind == STRINGS:
         return _STR
-    if spec.kind == K.FLOAT:
+    if spec.kind == columns.FLOAT:
         return _F64
-    if spec.kind == K.BOOL:
+    if spec.kind == columns.BOOL:
         return _BITS
-    if spec.kind in (K.DATE, K.TIME) and type_.bit_width == 32:
+    if spec.kind in (columns.DATE, columns.TIME) and type_.bit_width == 32:
         return _I32
     return _I64
 
@@ -61,9 +66,9 @@ def _storage_of(spec, type_: pa.DataType) -> int:
 def _fusable(spec, type_: pa.DataType) -> bool:
     if spec.kind == STRINGS:
         return True
-    if spec.kind == K.FLOAT:
+    if spec.kind == columns.FLOAT:
         return type_.bit_width == 64
-    return spec.kind != K.UNSIGNED
+    return spec.kind != columns.UNSIGNED
 
 
 class FastPlan:
@@ -124,33 +129,36 @@ class FastPlan:
                 buf, 0, len(buf), self.ncols, np.int64(d.delimiter), np.int64(d.quote), d.double_quote,
                 self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
                 *out, scratch_counters)
-            if status == S.OK or rows < fused_capacity(row_capacity) or row_capacity >= most:
+            if status == OK or rows < fused_capacity(row_capacity) or row_capacity >= most:
                 break
             row_capacity = most
-        if status != S.OK:
+        if status != OK:
             return None
         counters += scratch_counters
         return rows, lines, self.wrap(rows, out)
 
-    def regions(self, rows: int) -> list[tuple[type, tuple[int, ...], bool]]:
+    def regions(self, rows: int) -> dict[str, tuple[type, tuple[int, ...], bool]]:
         """The kernel's output arrays for ``rows`` (a multiple of 8) as
-        ``(dtype, shape, zeroed)``, in the order of a device task's arena
-        regions (span_app's ``F_I64`` .. ``F_COUNTERS``; the app's
-        :func:`kernels.span_app.fused_outputs` takes the same views).
-        ``zeroed``: the kernel only sets bits in it, so it must start at zero
-        (the app zeroes its own views)."""
+        ``{region: (dtype, shape, zeroed)}``, named and ordered as a device
+        task's arena regions (``span_layout.FUSED_REGIONS``; the app's
+        :func:`~arrow_bridge.kernels.span_layout.fused_outputs` takes the same
+        views). ``zeroed``: the kernel only sets bits in it, so it must start
+        at zero (the app zeroes its own views)."""
         n_i64, n_i32, n_f64, n_bits, n_str = self.counts
-        return [(np.int64, (n_i64, rows), False), (np.int32, (n_i32, rows), False),
-                (np.float64, (n_f64, rows), False), (np.uint8, (n_bits, rows // 8), True),
-                (np.int32, (n_str, rows + 1), False), (np.uint8, (self.ncols, rows // 8), True),
-                (np.int64, (self.ncols,), False), (np.int64, (n_str,), False), (np.int64, (S.N_COUNTERS,), False)]
+        shapes = dict(
+            i64=(np.int64, (n_i64, rows), False), i32=(np.int32, (n_i32, rows), False),
+            f64=(np.float64, (n_f64, rows), False), bits=(np.uint8, (n_bits, rows // 8), True),
+            offsets=(np.int32, (n_str, rows + 1), False), validity=(np.uint8, (self.ncols, rows // 8), True),
+            null_counts=(np.int64, (self.ncols,), False), data_used=(np.int64, (n_str,), False),
+            counters=(np.int64, (len(READER_COUNTERS),), False))
+        return {name: shapes[name] for name in FUSED_REGIONS}
 
     def allocate(self, row_capacity: int, span_bytes: int) -> "FusedBuffers":
         """Fresh output arrays for a span of ``span_bytes`` (string values go to
         this thread's workspace: :meth:`wrap` copies them out)."""
         i64, i32, f64, bits, offsets, validity, null_counts, data_used, _ = (
             (np.zeros if zeroed else np.empty)(shape, dtype)
-            for dtype, shape, zeroed in self.regions(fused_capacity(row_capacity)))
+            for dtype, shape, zeroed in self.regions(fused_capacity(row_capacity)).values())
         return FusedBuffers(i64, i32, f64, bits, offsets, _string_workspace(self.string_bytes(span_bytes)),
                             data_stride(span_bytes), data_used, validity, null_counts)
 
@@ -167,7 +175,7 @@ class FastPlan:
         arrays = {}
         for c in self.columns:
             nulls = int(out.null_counts[c.index])
-            if c.kind == K.NULL:
+            if c.kind == columns.NULL:
                 arrays[c.index] = pa.nulls(rows)
                 continue
             bitmap = out.validity[c.index, :bitmap_bytes]
@@ -175,16 +183,47 @@ class FastPlan:
                 base = c.slot * out.stride
                 values = out.data[base: base + out.data_used[c.slot]].copy()
                 offs = out.offsets[c.slot, : rows + 1]
-                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, offs.astype(np.int64) if c.large else offs,
+                arrays[c.index] = wrap_buffers(c.type, rows, bitmap, nulls, offs.astype(np.int64) if c.large else offs,
                                         values)
             elif c.storage == _BITS:
-                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, out.bits[c.slot, :bitmap_bytes])
+                arrays[c.index] = wrap_buffers(c.type, rows, bitmap, nulls, out.bits[c.slot, :bitmap_bytes])
             else:
                 values = storage[c.storage][c.slot, :rows]
-                if values.dtype != c.dtype and c.storage == _I64 and c.kind == K.SIGNED:
+                if values.dtype != c.dtype and c.storage == _I64 and c.kind == columns.SIGNED:
                     values = values.astype(c.dtype)
-                arrays[c.index] = _wrap(c.type, rows, bitmap, nulls, values)
+                arrays[c.index] = wrap_buffers(c.type, rows, bitmap, nulls, values)
         return arrays
+
+
+class FastPlanCache:
+    """One :class:`FastPlan` per assignment of inference rungs, built on first
+    use and shared by every executor of a read (None where the fused kernel
+    cannot run at those types).
+
+    >>> import io
+    >>> from arrow_bridge.options import CsvOptions
+    >>> from arrow_bridge.read_plan import ReadPlan
+    >>> from arrow_bridge.source import open_source
+    >>> read = ReadPlan.build(open_source(io.BytesIO(b"")), CsvOptions(), ["a", "b"])
+    >>> cache = FastPlanCache(read)
+    >>> cache.get((1, 7)) is cache.get((1, 7))  # int64, string
+    True
+    """
+
+    def __init__(self, read: "ReadPlan"):
+        self.read = read
+        self._plans: dict[tuple[int, ...], Optional[FastPlan]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, rungs: tuple[int, ...]) -> Optional[FastPlan]:
+        """The plan with inferred columns at ``rungs`` (explicit ones at their type)."""
+        with self._lock:
+            if rungs not in self._plans:
+                read = self.read
+                typed = [(c.index, c.type if c.type is not None else INFERENCE_LADDER[rungs[j]])
+                         for j, c in enumerate(read.columns) if c.index >= 0]
+                self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect)
+            return self._plans[rungs]
 
 
 class FusedBuffers(NamedTuple):

@@ -12,7 +12,7 @@ import numpy as np
 
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
-from arrow_bridge.kernels import status as S
+from arrow_bridge.kernels.status import NEEDS_MORE, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.fields import field_value
 from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
 from arrow_bridge.options import CsvOptions
@@ -56,7 +56,14 @@ class _Buffered:
 
 
 def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
-    """Consumes BOM, skipped lines and header; returns names and the data start."""
+    """Consumes BOM, skipped lines and header; returns names and the data start.
+
+    >>> from arrow_bridge.options import resolve_options
+    >>> from arrow_bridge.source import open_source
+    >>> pre = read_preamble(open_source(b"\\xef\\xbb\\xbfskip me\\na,b\\n1,2\\n"), resolve_options(skiprows=1))
+    >>> pre.names, pre.data_offset, pre.data_line
+    (['a', 'b'], 15, 3)
+    """
     data = _Buffered(source, opts.block_size)
     if len(data.buf) == 0:
         raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
@@ -113,11 +120,11 @@ def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], i
         flags = np.empty(capacity, dtype=np.uint8)
         status, n, next_pos = split_record(data.buf, pos, len(data.buf), data.eof,
                                            *dialect.scan_args, starts, ends, flags)
-        if status == S.OUT_OF_SPACE:
+        if status == OUT_OF_SPACE:
             capacity *= 4
-        elif status == S.NEEDS_MORE:
+        elif status == NEEDS_MORE:
             data.more()
-        elif status == S.UNTERMINATED_QUOTE:
+        elif status == UNTERMINATED_QUOTE:
             raise CsvParseError(data.source.name, _line_at(data, next_pos), None, next_pos,
                                 "unterminated quoted field")
         else:

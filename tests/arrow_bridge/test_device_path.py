@@ -21,10 +21,12 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import arrow_bridge
-from arrow_bridge import device_path, fast_path
+from arrow_bridge import fast_path
 from arrow_bridge.converters import ValueRules
 from arrow_bridge.dialect import Dialect
-from arrow_bridge.kernels import span_app as A
+from arrow_bridge.executors import DeviceExecutor, HostExecutor, device as device_executor
+from arrow_bridge.executors.device_buffers import fused_section
+from arrow_bridge.kernels.span_layout import RESULT, TASK, fused_outputs
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.reader import CsvReader
 from csvgen import assert_tables_identical, csv_cases, outcome
@@ -35,21 +37,14 @@ from ndp_core.report import collect
 
 SPLITS = ["host", "device", "static:0", "static:0.3", "static:1", "dynamic"]
 PROFILES = ["modern-gen4", "summarizer-board", "morpheus-isca16", "hods-fpga", "biscuit-pm", "modern-gen4/512"]
-PAGE_SIZE_OVERRIDES = {"modern-gen4/512": ("modern-gen4", 512)}  # records span many tiny pages
 FAULTS = [None, FaultPlan(media_error=0.2, app_failure=0.2, link_timeout=0.2, tq_overflow=0.2, seed=3)]
 
 
-@pytest.fixture(scope="module")
-def devices():
-    made = {}
-    for p in PROFILES:
-        profile, page_size = PAGE_SIZE_OVERRIDES.get(p, (p, None))
-        extra = {"flash.page_size": page_size} if page_size else {}
-        for i, f in enumerate(FAULTS):
-            made[p, i] = ComputationalSSD(profile, workers=2, faults=f, **extra)
-    yield made
-    for device in made.values():
-        device.close()
+def _device(devices, profile: str, faults: int) -> ComputationalSSD:
+    """The SSD of ``profile`` (``modern-gen4/512``: 512-byte pages, so records span
+    many pages) with fault plan ``FAULTS[faults]``."""
+    name, _, page_size = profile.partition("/")
+    return devices(name, FAULTS[faults], **({"flash.page_size": int(page_size)} if page_size else {}))
 
 
 class FusedSpy:
@@ -61,33 +56,43 @@ class FusedSpy:
     def __init__(self, monkeypatch):
         self.tasks = self.asked = self.fused = self.out_of_space = 0
         self._lock = threading.Lock()
-        read, submit = device_path.DeviceSession._read_arena, device_path.DeviceSession._submit
+        read_arena, submit = device_executor.read_arena, DeviceExecutor._submit
 
-        def count_submit(session, *args):
-            done = submit(session, *args)
+        def count_submit(executor, *args):
+            done = submit(executor, *args)
             with self._lock:
                 self.out_of_space += done.status == Status.OUT_OF_SPACE
             return done
 
-        def spy(session, arena, scratch, layout, result):
-            read(session, arena, scratch, layout, result)
-            header = arena[layout.args[A.A_RESULT]:][: 8 * A.RESULT_WORDS].view(np.int64)
+        def spy(arena, scratch, layout, *args):
+            read_arena(arena, scratch, layout, *args)
+            header = arena[layout.args[TASK.result]:][: 8 * RESULT.size].view(np.int64)
             with self._lock:
                 self.tasks += 1
-                self.asked += bool(layout.args[A.A_FUSED])
-                self.fused += int(header[A.R_FUSED])
+                self.asked += bool(layout.args[TASK.fused])
+                self.fused += int(header[RESULT.fused])
 
-        monkeypatch.setattr(device_path.DeviceSession, "_read_arena", spy)
-        monkeypatch.setattr(device_path.DeviceSession, "_submit", count_submit)
+        monkeypatch.setattr(device_executor, "read_arena", spy)
+        monkeypatch.setattr(DeviceExecutor, "_submit", count_submit)
 
 
 def _span_counters(monkeypatch, read) -> tuple[pa.Table, list[list[int]]]:
     """The table ``read()`` returns and each span's work counters, in file order."""
     results = []
-    parse_span = CsvReader._parse_span
+    executor_for = CsvReader._executor_for
+
+    class Recording:
+        """Passes a span to the executor the reader chose and keeps its result."""
+
+        def __init__(self, executor):
+            self.executor = executor
+
+        def parse(self, span, plan):
+            results.append(self.executor.parse(span, plan))
+            return results[-1]
+
     with monkeypatch.context() as patch:
-        patch.setattr(CsvReader, "_parse_span", lambda self, span: results.append(parse_span(self, span))
-                      or results[-1])
+        patch.setattr(CsvReader, "_executor_for", lambda self, span: Recording(executor_for(self, span)))
         table = read()
     return table, [r.counters.tolist() for r in sorted(results, key=lambda r: r.span.offset)]
 
@@ -112,7 +117,7 @@ def test_device_path_equals_host_path(devices, case, split, profile, faults, blo
         kw = dict(block_size=case.effective_block_size(block_size), on_bad_lines=on_bad_lines, n_threads=2)
         host_table, host_error = _read(f.name, case, **kw)
         with collect() as runs:
-            table, error = _read(f.name, case, device=devices[profile, faults], split=split, **kw)
+            table, error = _read(f.name, case, device=_device(devices, profile, faults), split=split, **kw)
     finally:
         os.unlink(f.name)
     if host_error is not None:
@@ -289,7 +294,7 @@ def test_the_app_parses_with_the_fused_kernel_when_types_are_given(tmp_path, mon
     kw = dict(dtype=_MIXED_TYPES, block_size=4096, n_threads=1)
     host = arrow_bridge.read_csv(path, **kw)
     with monkeypatch.context() as patch:  # the general path's counters: what the model must see
-        patch.setattr(CsvReader, "_parse_fast", lambda self, span, result: False)
+        patch.setattr(HostExecutor, "parse_fast", lambda self, span, plan, result: False)
         general, general_counters = _span_counters(patch, lambda: arrow_bridge.read_csv(path, **kw))
     spy = FusedSpy(monkeypatch)
     with ComputationalSSD("modern-gen4", workers=2) as ssd:
@@ -352,8 +357,8 @@ def test_the_app_views_the_arena_as_the_host_allocates_the_fused_outputs():
     types = [pa.int64(), pa.int32(), pa.float64(), pa.bool_(), pa.string(), pa.date32(), pa.int16()]
     plan = fast_path.FastPlan.build(len(types) + 1, list(enumerate(types)), ValueRules.from_options(opts),
                                     Dialect.from_options(opts))
-    words, arena_size, scratch_size = device_path._fused_section(plan, 100, 5000, 64)
-    views = A.fused_outputs(np.zeros(arena_size, np.uint8), np.zeros(scratch_size, np.uint8),
+    words, arena_size, scratch_size = fused_section(plan, 100, 5000, 64)
+    views = fused_outputs(np.zeros(arena_size, np.uint8), np.zeros(scratch_size, np.uint8),
                             np.array(words, np.int64), plan.ncols)
     host = plan.allocate(100, 5000)
     for name in ("i64", "i32", "f64", "bits", "offsets", "validity", "null_counts", "data_used"):
@@ -380,7 +385,7 @@ def test_device_path_with_known_types_equals_host_path(devices, case, split, pro
         host_table, host_error = _read(f.name, case, **kw)
         with pytest.MonkeyPatch.context() as patch:
             spy = FusedSpy(patch)
-            table, error = _read(f.name, case, device=devices[profile, 0], split=split, **kw)
+            table, error = _read(f.name, case, device=_device(devices, profile, 0), split=split, **kw)
     finally:
         os.unlink(f.name)
     event(f"fused parsed a task: {spy.fused > 0}; gave up on one: {spy.asked > spy.fused}")

@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 import arrow_bridge
 from arrow_bridge import fast_path
-from arrow_bridge.kernels.fused import _float_at
-from arrow_bridge.kernels.swar import (digits_value, digits_value32, equal_mask32, equal_mask64, leading_digits,
+from arrow_bridge.numbers.fast_floats import float64_at as _float_at
+from arrow_bridge.numbers.swar import (digits_value, digits_value32, equal_mask32, equal_mask64, leading_digits,
                                       number_masks32)
 from arrow_bridge.converters import ValueRules
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.options import CsvOptions
-from arrow_bridge.reader import CsvReader, SpanResult
+from arrow_bridge.executors import HostExecutor, SpanResult
 from csvgen import assert_tables_identical, csv_cases, read_pyarrow
 
 _SETTINGS = settings(max_examples=600, deadline=None,
@@ -61,12 +61,12 @@ def _spans_parsed(monkeypatch, data: bytes, fast: bool, **options) -> tuple[pa.T
                                convert_options=pacsv.ConvertOptions(**options))
     types = dict(zip(reference.column_names, reference.schema.types))
     results: list[SpanResult] = []
-    parse_on_host = CsvReader._parse_on_host
+    parse = HostExecutor.parse
     with monkeypatch.context() as patch:
-        patch.setattr(CsvReader, "_parse_on_host", lambda self, span: results.append(
-            parse_on_host(self, span)) or results[-1])
+        patch.setattr(HostExecutor, "parse", lambda self, span, plan: results.append(
+            parse(self, span, plan)) or results[-1])
         if not fast:
-            patch.setattr(CsvReader, "_parse_fast", lambda self, span, result: False)
+            patch.setattr(HostExecutor, "parse_fast", lambda self, span, plan, result: False)
         table = arrow_bridge.read_csv(io.BytesIO(data), block_size=1 << 20, convert_options=pacsv.ConvertOptions(
             **dict(options, column_types=types)))
     return table, results

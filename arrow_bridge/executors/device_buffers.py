@@ -1,0 +1,320 @@
+"""The CSV StorageApp's buffers, host side: the plan blob, a task's args and arena, its result.
+
+Everything here follows the layouts of :mod:`arrow_bridge.kernels.span_layout`,
+the same ones the app reads inside the device; nothing is positional.
+
+>>> from arrow_bridge.executors.device_buffers import align8
+>>> align8(13)
+16
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.converters import STRINGS, ConversionSpec, conversion_spec, wrap_buffers
+from arrow_bridge.executors.base import SpanResult
+from arrow_bridge.fast_path import FastPlan, FusedBuffers, data_stride, fused_capacity
+from arrow_bridge.inference import INFERENCE_LADDER
+from arrow_bridge.kernels import columns
+from arrow_bridge.kernels.span_layout import (
+    BAD_ROWS_KEPT,
+    CHECK_UTF8,
+    CONVERSION,
+    FUSED,
+    NO_UTF8_CHECK,
+    PLAN,
+    PLAN_VERSION,
+    PLANNED_COLUMN,
+    RESULT,
+    RESULT_COLUMN,
+    SPELLINGS,
+    STRING_KIND,
+    TASK,
+    TASK_COLUMN,
+    VALUE_TYPES,
+    fused_outputs,
+)
+from arrow_bridge.kernels.status import NEEDS_MORE, OK
+from arrow_bridge.kernels.tokenizer import byte_classes
+from arrow_bridge.read_plan import ReadPlan
+from ndp_core.layout import pack_words, read_words
+
+def align8(n: int) -> int:
+    """``n`` rounded up to a multiple of 8 (every section and region is 8-byte aligned)."""
+    return (n + 7) & ~7
+
+
+# ---- the plan (MINIT's instance state) ----------------------------------------------------------
+def conversion_words(spec: ConversionSpec) -> np.ndarray:
+    """One :data:`CONVERSION` row for ``spec``."""
+    if spec.kind == STRINGS:
+        return pack_words(CONVERSION, kind=STRING_KIND, large_offsets=int(spec.large),
+                          string_mode=CHECK_UTF8 if spec.check_utf8 else NO_UTF8_CHECK)
+    return pack_words(CONVERSION, kind=spec.kind, params=[int(p) for p in spec.params],
+                      out_code=getattr(VALUE_TYPES, np.dtype(spec.dtype).name))
+
+
+class _PlanWriter:
+    """Packs the plan blob: the :data:`PLAN` header, then 8-byte aligned sections."""
+
+    def __init__(self) -> None:
+        self.header = np.zeros(PLAN.size, dtype=np.int64)
+        self.parts: list[bytes] = []
+        self.size = 8 * PLAN.size
+
+    def add(self, data: bytes) -> int:
+        """Appends a section; returns its byte offset in the plan."""
+        offset = self.size
+        padded = data + b"\0" * (-len(data) % 8)
+        self.parts.append(padded)
+        self.size += len(padded)
+        return offset
+
+    def add_spellings(self, at: int, spellings: tuple) -> None:
+        """A spelling set, its :data:`SPELLINGS` words at header word ``at``."""
+        data, offsets, first_byte_lengths, has_empty = spellings
+        words = pack_words(SPELLINGS, data=self.add(data.tobytes()), data_len=len(data),
+                           offsets=self.add(offsets.astype(np.int64).tobytes()), count=len(offsets),
+                           first_bytes=self.add(first_byte_lengths.astype(np.int64).tobytes()),
+                           has_empty=int(has_empty))
+        self.header[at: at + SPELLINGS.size] = words
+
+    def blob(self) -> np.ndarray:
+        return np.frombuffer(self.header.tobytes() + b"".join(self.parts), dtype=np.uint8).copy()
+
+
+def pack_plan(read: ReadPlan) -> np.ndarray:
+    """The app's parameters for this read (MINIT's initial instance state)."""
+    dialect, rules = read.dialect, read.rules
+    writer = _PlanWriter()
+    writer.add_spellings(PLAN.nulls, rules.nulls)
+    writer.add_spellings(PLAN.trues, rules.trues)
+    writer.add_spellings(PLAN.falses, rules.falses)
+    planned = [pack_words(PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
+                          conversion=conversion_words(conversion_spec(c.type, rules)) if c.type is not None
+                          else np.zeros(CONVERSION.size, np.int64))
+               for c in read.columns]
+    ladder = [conversion_words(conversion_spec(t, rules)) for t in INFERENCE_LADDER]
+    pack_words(
+        PLAN, writer.header, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
+        delimiter=dialect.delimiter, quote=dialect.quote, escape=dialect.escape,
+        double_quote=int(dialect.double_quote), skip_bad_rows=int(read.opts.on_bad_lines != "error"),
+        quoted_nulls=int(rules.quoted_nulls), strings_can_be_null=int(rules.strings_can_be_null),
+        byte_classes=writer.add(byte_classes(dialect.delimiter, dialect.escape).tobytes()),
+        columns=writer.add(np.concatenate(planned).tobytes()),
+        ladder=writer.add(np.concatenate(ladder).tobytes()), rungs=len(ladder))
+    return writer.blob()
+
+
+# ---- one task's args and buffer sizes -----------------------------------------------------------
+class OutputEstimate:
+    """Output sizes seen so far (per text byte), with slack, for dense arenas,
+    and whether the fused kernel gave up on the last task that tried it (the
+    next ones then keep room for the general path)."""
+
+    SLACK = 1.25
+
+    def __init__(self, ncols: int):
+        self.rows_per_byte = 0.0
+        self.strings_per_byte = [0.0] * ncols
+        self.fused_gave_up = False
+
+    @property
+    def known(self) -> bool:
+        """Whether a task has come back yet (before that, capacities cover any input)."""
+        return self.rows_per_byte > 0
+
+    def rows(self, length: int) -> int:
+        return int(length * self.rows_per_byte * self.SLACK) + 64
+
+    def string_bytes(self, j: int, length: int) -> int:
+        return int(length * self.strings_per_byte[j] * self.SLACK) + 256
+
+    def learn(self, parsed: int, nrows: int, string_bytes: Sequence[int]) -> None:
+        if parsed <= 0:
+            return
+        self.rows_per_byte = max(self.rows_per_byte, nrows / parsed)
+        for j, used in enumerate(string_bytes):
+            self.strings_per_byte[j] = max(self.strings_per_byte[j], used / parsed)
+
+
+@dataclass
+class TaskLayout:
+    """Where one task's outputs go: the command args and the two buffer sizes
+    (and the fused attempt's plan, when the args ask for one)."""
+
+    args: np.ndarray
+    arena_size: int
+    scratch_size: int
+    fast: Optional[FastPlan] = None
+
+
+def column_specs(read: ReadPlan) -> list[Optional[ConversionSpec]]:
+    """Each output column's conversion (None: inferred, any rung may come)."""
+    return [conversion_spec(c.type, read.rules) if c.type is not None else None for c in read.columns]
+
+
+def _value_width(spec: Optional[ConversionSpec]) -> int:
+    """Bytes per value slot of a column's region (an inferred column: any rung's widest)."""
+    if spec is None or spec.kind == STRINGS and spec.large:
+        return 8
+    return 4 if spec.kind == STRINGS else np.dtype(spec.dtype).itemsize
+
+
+def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: Optional[OutputEstimate],
+                specs: Sequence[Optional[ConversionSpec]], rungs: Sequence[int], fast: Optional[FastPlan],
+                fused_only: bool = False) -> TaskLayout:
+    """Args and buffer sizes for a task of ``length`` text bytes, columns of
+    ``specs`` (None: inferred, starting at ``rungs``), with a fused attempt by
+    ``fast`` first when given.
+
+    Without an estimate the capacities cover any input (every record holds
+    at least ``ncols`` bytes; strings never outgrow their text). With one they
+    are sized from earlier tasks, so the outputs are dense: an arena mostly
+    untouched would still cost a huge page per region once touched (or pages
+    the allocator recycles). A task that outgrows them comes back
+    OUT_OF_SPACE and is retried without. ``fused_only`` (with an estimate)
+    sizes the arena for the fused layout alone, which is smaller: a span the
+    fused kernel gives up on then comes back OUT_OF_SPACE too.
+    """
+    capacity = length // read.ncols + 1
+    if estimate is not None:
+        capacity = min(capacity, estimate.rows(length))
+    header = align8(8 * (RESULT.size + RESULT_COLUMN.size * len(read.columns)))
+    bad_rows = header
+    arena = bad_rows + 16 * BAD_ROWS_KEPT
+    bitmap = align8((capacity + 7) // 8)
+    regions = {name: [] for name in ("values", "validity", "bits", "data", "data_capacity")}
+    for j, spec in enumerate(specs):
+        strings = spec is None or spec.kind == STRINGS
+        values = arena
+        validity = values + align8(_value_width(spec) * (capacity + 1))
+        bits = arena = validity + bitmap
+        if spec is None or spec.kind == columns.BOOL:
+            arena += bitmap
+        room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
+        for name, value in zip(regions, (values, validity, bits, arena, room)):
+            regions[name].append(value)
+        arena += align8(room)
+    general_arena = arena
+    row_starts = 0
+    ends = row_starts + align8(4 * capacity)
+    flags = ends + align8(4 * capacity * read.ncols)
+    unescape = flags + align8(capacity * read.ncols)
+    scratch = unescape + align8(max(length, 1))
+    fused_at = TASK.size + TASK_COLUMN.size * len(specs)
+    fused_words = None
+    if fast is not None:
+        fused_words, fused_arena, fused_scratch = fused_section(fast, capacity, length, header)
+        arena = fused_arena if fused_only and estimate is not None else max(arena, fused_arena)
+        scratch = max(scratch, fused_scratch)
+    args = np.zeros(fused_at + (0 if fused_words is None else len(fused_words)), dtype=np.int64)
+    pack_words(TASK, args, skip=skip, length=length, at_eof=int(at_eof), capacity=capacity, result=0,
+               bad_rows=bad_rows, row_starts=row_starts, ends=ends, flags=flags, unescape=unescape,
+               unescape_len=max(length, 1), general_size=general_arena, arena_size=arena, scratch_size=scratch,
+               fused=0 if fused_words is None else fused_at)
+    per_column = args[TASK.size: fused_at].reshape(len(specs), TASK_COLUMN.size)
+    per_column[:, TASK_COLUMN.start_rung] = rungs
+    for name, values in regions.items():
+        per_column[:, getattr(TASK_COLUMN, name)] = values
+    if fused_words is not None:
+        args[fused_at:] = fused_words
+    return TaskLayout(args, arena, scratch, fast)
+
+
+def fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) -> tuple[np.ndarray, int, int]:
+    """The args of a fused attempt (a :data:`FUSED` section and its per-column
+    words) and the arena and scratch sizes it needs. Its arena regions start
+    at ``arena_at``, over the general layout's (an attempt that gives up
+    leaves nothing to keep); its string data goes to the scratch, one
+    span-sized stretch per string column."""
+    rows = fused_capacity(capacity)
+    regions = {}
+    for name, (dtype, shape, _) in plan.regions(rows).items():
+        regions[name] = arena_at
+        arena_at += align8(np.dtype(dtype).itemsize * math.prod(shape))
+    n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
+    head = pack_words(FUSED, capacity=rows, n_i64=n_i64, n_i32=n_i32, n_f64=n_f64, n_bits=n_bits, n_str=n_str,
+                      data=0, stride=data_stride(length), **regions)
+    words = np.concatenate([head, plan.kinds, plan.slots, plan.params.reshape(-1)]).astype(np.int64)
+    return words, arena_at, plan.string_bytes(length)
+
+
+# ---- reading a task's arena back ----------------------------------------------------------------
+def read_arena(arena: np.ndarray, scratch: np.ndarray, layout: TaskLayout, read: ReadPlan,
+               estimate: OutputEstimate, result: SpanResult) -> None:
+    """Fills ``result`` from a finished task's arena (and scratch, for the
+    fused kernel's string data), wrapping its buffers zero-copy; teaches
+    ``estimate`` the output sizes it saw."""
+    args = layout.args
+    nplanned = len(read.columns)
+    at = int(args[TASK.result])
+    words = arena[at: at + 8 * (RESULT.size + RESULT_COLUMN.size * nplanned)].view(np.int64)
+    head = read_words(RESULT, words)
+    per_column = words[RESULT.size:].reshape(nplanned, RESULT_COLUMN.size)
+    nrows = head["nrows"]
+    result.status, result.nrows, result.line_breaks = head["status"], nrows, head["lines"]
+    result.parsed = head["parsed"]
+    if head["n_bad_rows"]:
+        at = int(args[TASK.bad_rows])
+        bad = arena[at: at + 16 * BAD_ROWS_KEPT].view(np.int64)
+        result.bad_rows = bad.reshape(-1, 2)[: min(head["n_bad_rows"], BAD_ROWS_KEPT)].copy()
+    if result.status not in (OK, NEEDS_MORE):
+        result.error_at = head["error_at"]
+        return
+    estimate.learn(result.parsed, nrows, per_column[:, RESULT_COLUMN.string_bytes].tolist())
+    if layout.fast is not None:
+        estimate.fused_gave_up = not head["fused"]
+    result.rungs = per_column[:, RESULT_COLUMN.rung].tolist()
+    if head["fused"]:
+        fused = args[args[TASK.fused]:]
+        arrays = layout.fast.wrap(nrows, FusedBuffers(*fused_outputs(arena, scratch, fused, read.ncols)))
+        result.columns = read.planned_columns(arrays)
+        return
+    result.columns = []
+    task_columns = args[TASK.size: TASK.size + TASK_COLUMN.size * nplanned].reshape(nplanned, TASK_COLUMN.size)
+    for j, column in enumerate(read.columns):
+        if column.index < 0:
+            result.columns.append(None)
+            continue
+        type_ = column.type if column.type is not None else INFERENCE_LADDER[result.rungs[j]]
+        result.columns.append(wrap_column(arena, task_columns[j], type_, read, nrows,
+                                          int(per_column[j, RESULT_COLUMN.null_count]),
+                                          int(per_column[j, RESULT_COLUMN.string_bytes])))
+    if head["bad_column"] >= 0:
+        j = head["bad_column"]
+        result.bad_value = (head["bad_row"], j, head["bad_offset"])
+        result.columns[j] = None
+
+
+def wrap_column(arena: np.ndarray, regions: np.ndarray, type_: pa.DataType, read: ReadPlan, nrows: int,
+                null_count: int, string_bytes: int) -> pa.Array:
+    """One general-path column's Arrow array over its arena regions (its
+    :data:`TASK_COLUMN` words), zero-copy."""
+    spec = conversion_spec(type_, read.rules)
+    bitmap_bytes = (nrows + 7) // 8
+    values_at = int(regions[TASK_COLUMN.values])
+    validity_at = int(regions[TASK_COLUMN.validity])
+    validity = arena[validity_at: validity_at + bitmap_bytes]
+    if spec.kind == STRINGS:
+        width = 8 if spec.large else 4
+        data_at = int(regions[TASK_COLUMN.data])
+        return wrap_buffers(type_, nrows, validity, null_count, arena[values_at: values_at + width * (nrows + 1)],
+                            arena[data_at: data_at + string_bytes])
+    if spec.kind == columns.NULL:
+        return pa.nulls(nrows)
+    if spec.kind == columns.BOOL:
+        bits_at = int(regions[TASK_COLUMN.bits])
+        return wrap_buffers(type_, nrows, validity, null_count, arena[bits_at: bits_at + bitmap_bytes])
+    width = np.dtype(spec.dtype).itemsize
+    return wrap_buffers(type_, nrows, validity, null_count, arena[values_at: values_at + width * nrows])
+
+
+def object_bytes(arrays: Sequence[Optional[pa.Array]]) -> int:
+    """Bytes of Arrow buffers a task produced (what crosses the link)."""
+    return sum(a.nbytes for a in arrays if a is not None)

@@ -1,0 +1,101 @@
+"""Error text for malformed input: file, line, column and byte offset of what went wrong.
+
+The driver checks each span's result in file order (so line numbers never
+depend on thread timing) and this unit turns a result's status, bad value or
+bad rows into a :class:`~arrow_bridge.errors.CsvParseError`, a warning, or a
+question to the user's ``on_bad_lines`` callable.
+
+>>> import io
+>>> import arrow_bridge
+>>> try:
+...     arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,2\\n3\\n"))
+... except arrow_bridge.CsvParseError as err:
+...     print(err.line, err.column)
+3 b
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import numpy as np
+
+from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+from arrow_bridge.executors.base import SpanResult
+from arrow_bridge.kernels.status import BAD_ROW, OUT_OF_SPACE, UNTERMINATED_QUOTE
+from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
+from arrow_bridge.read_plan import ReadPlan
+from arrow_bridge.spans import Span
+
+# Frames between a warning and the user's call (api.read_csv -> CsvReader.read ->
+# CsvReader._parse_all -> SpanErrors.check -> SpanErrors._report_bad_rows).
+_WARNING_STACKLEVEL = 5
+
+
+class SpanErrors:
+    """Locates and words the errors of one read's spans."""
+
+    def __init__(self, read: ReadPlan):
+        self.read = read
+
+    def check(self, result: SpanResult, line: int) -> None:
+        """Raises for a span that failed, and applies ``on_bad_lines`` to its
+        bad rows; ``line`` is the file line the span starts on."""
+        span = result.span
+        if result.status == BAD_ROW:
+            raise self.field_count_error(span, result.error_at, line)[0]
+        if result.status == UNTERMINATED_QUOTE:
+            raise self.error(span, result.error_at, line, None, "unterminated quoted field")
+        if result.bad_value is not None:
+            _, j, offset = result.bad_value
+            column = self.read.columns[j]
+            value = self._field_text(span.buf, offset)
+            raise self.error(span, offset, line, column.name, f"cannot convert {value!r} to {column.type}")
+        if result.bad_rows is not None:
+            self._report_bad_rows(result, line)
+
+    def _report_bad_rows(self, result: SpanResult, line: int) -> None:
+        policy = self.read.opts.on_bad_lines
+        if policy == "skip":
+            return
+        for offset, nfields in result.bad_rows:
+            err, text = self.field_count_error(result.span, int(offset), line)
+            if callable(policy):
+                if _invalid_row_verdict(policy, self.read.ncols, int(nfields), err.line, text) != "skip":
+                    raise err
+            else:
+                warnings.warn(f"skipping bad line: {err}", CsvBadLineWarning, stacklevel=_WARNING_STACKLEVEL)
+
+    def field_count_error(self, span: Span, offset: int, line: int) -> tuple[CsvParseError, str]:
+        """The error for the record at ``offset`` and the record's text."""
+        buf, names = span.buf, self.read.names
+        starts = np.empty(len(names) + 64, dtype=np.int64)
+        ends, flags = np.empty_like(starts), np.empty(len(starts), dtype=np.uint8)
+        status, nfields, end = split_record(buf, offset, len(buf), True, *self.read.dialect.scan_args,
+                                            starts, ends, flags)
+        got = f"{nfields}" if status != OUT_OF_SPACE else f"more than {len(starts)}"
+        text = bytes(buf[offset:end]).rstrip(b"\r\n").decode("utf-8", "replace")
+        shown = text if len(text) <= 100 else text[:96] + " ..."
+        missing = names[nfields] if nfields < len(names) else None
+        err = self.error(span, offset, line, missing, f"expected {len(names)} fields, got {got}: {shown!r}")
+        return err, text
+
+    def error(self, span: Span, offset: int, line: int, column: Optional[str], reason: str) -> CsvParseError:
+        """A parse error at ``offset`` of ``span`` (which starts on ``line``)."""
+        source = self.read.source
+        line += count_line_breaks(span.buf, 0, offset) + source.lines_before_origin()
+        return CsvParseError(source.name, line, column, source.origin + span.offset + offset, reason)
+
+    def _field_text(self, buf: np.ndarray, offset: int) -> str:
+        starts = np.empty(1, np.int64)
+        ends, flags = np.empty(1, np.int64), np.empty(1, np.uint8)
+        split_record(buf, offset, len(buf), True, *self.read.dialect.scan_args, starts, ends, flags)
+        return bytes(buf[starts[0]:ends[0]]).decode("utf-8", "replace")
+
+
+def _invalid_row_verdict(handler, expected: int, actual: int, line: int, text: str) -> str:
+    """Asks a pyarrow-style ``invalid_row_handler``: it gets a
+    ``pyarrow.csv.InvalidRow`` and answers ``"skip"`` or ``"error"``."""
+    from pyarrow.csv import InvalidRow
+
+    return handler(InvalidRow(expected, actual, line, text))
