@@ -85,10 +85,15 @@ def calibrate(sources: Source | list[Source], block_sizes: tuple[int, ...] = (1 
     Pass the result to ``ComputationalSSD(..., host_costs=...)`` so modeled
     host times match this machine.
 
-    >>> costs = arrow_bridge.calibrate(["ints.csv", "strings.csv"])  # doctest: +SKIP
-    >>> ssd = ComputationalSSD("modern-gen4", host_costs=costs)  # doctest: +SKIP
+    >>> import arrow_bridge
+    >>> from device_emulator import ComputationalSSD
+    >>> ints = b"a,b\\n" + b"".join(b"%d,%d\\n" % (i, 7 * i) for i in range(20000))
+    >>> costs = arrow_bridge.calibrate(ints)
+    >>> ssd = ComputationalSSD("modern-gen4", host_costs=costs)
+    >>> type(costs).__name__
+    'HostCosts'
     """
-    from arrow_bridge.device_path import TaskRecorder
+    from arrow_bridge.executors import TaskRecorder
     from device_emulator import calibrate as fit
 
     samples = []

@@ -24,10 +24,11 @@ before the cut. Two exact methods find it (kernels in
 A range with no quote or escape byte costs one backward scan; elsewhere scans
 jump from quote to quote.
 
->>> import tempfile, os
->>> path = os.path.join(tempfile.mkdtemp(), "x.csv")
->>> _ = open(path, "wb").write(b'a,b\\n1,"x\\ny"\\n2,z\\n')
->>> record_ranges(path, 4, os.path.getsize(path), blocksize=8, page_size=1)
+>>> import os, tempfile
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = os.path.join(folder, "x.csv")
+...     _ = open(path, "wb").write(b'a,b\\n1,"x\\ny"\\n2,z\\n')
+...     record_ranges(path, 4, os.path.getsize(path), blocksize=8, page_size=1)
 [(4, 12), (12, 16)]
 """
 from __future__ import annotations
@@ -251,10 +252,14 @@ class RangePlanner:
     """Exact record ranges between given cuts, in two steps so that the
     expensive part can run elsewhere (a Dask cluster, a thread pool):
 
-    >>> planner = RangePlanner(read, plan_cuts(data_offset, data_end, blocksize), dialect)  # doctest: +SKIP
-    >>> summaries = [summarize(read, job, dialect) for job in planner.jobs]  # doctest: +SKIP
-    >>> planner.ranges(summaries)  # doctest: +SKIP
-    [(start, stop), ...]
+    >>> import numpy as np
+    >>> data = np.frombuffer(b'a,b\\n1,"x\\ny"\\n2,z\\n', np.uint8)
+    >>> read = lambda off, n, out=None: data[off:off + n]
+    >>> dialect = ScanDialect.from_options()
+    >>> planner = RangePlanner(read, plan_cuts(4, len(data), 8, page_size=1), dialect, lookbehind=0)
+    >>> summaries = [summarize(read, job, dialect) for job in planner.jobs]
+    >>> planner.ranges(summaries)
+    [(4, 12), (12, 16)]
 
     ``cuts[0]`` must be a record start (the data start) and ``cuts[-1]`` the
     data end. The constructor probes every other cut (reading a few KiB
@@ -345,10 +350,11 @@ def record_ranges(
     ``CsvOptions``). ``map`` runs the range summaries (default: one after the
     other, here); ``lookbehind=0`` forces the transfer-function method.
 
-    >>> import tempfile, os
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.csv")
-    >>> _ = open(path, "wb").write(b"a\\n" + b"1\\n" * 5000)
-    >>> record_ranges(path, 2, os.path.getsize(path), blocksize=4096)
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "x.csv")
+    ...     _ = open(path, "wb").write(b"a\\n" + b"1\\n" * 5000)
+    ...     record_ranges(path, 2, os.path.getsize(path), blocksize=4096)
     [(2, 4096), (4096, 8192), (8192, 10002)]
     """
     dialect = ScanDialect.from_options(options)

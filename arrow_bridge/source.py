@@ -20,9 +20,9 @@ _COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4")
 class ByteSource:
     """Sequential block reads with optional random access.
 
-    Example:
-        >>> with open_source("data.csv") as src:
-        ...     block = src.read_block(1 << 20)
+    >>> with open_source(b"a,b\\n1,2\\n") as src:
+    ...     src.read_block(1 << 20).tobytes()
+    b'a,b\\n1,2\\n'
     """
 
     name: str = "<stream>"
@@ -92,8 +92,9 @@ class RangeSource(ByteSource):
     Errors keep file-global positions: :attr:`origin` is ``start`` and the line
     breaks before it are counted only when an error needs them.
 
-    >>> with RangeSource(open_source("data.csv"), 1024, 4096) as part:  # doctest: +SKIP
-    ...     block = part.read_block(1 << 20)
+    >>> with RangeSource(open_source(b"a,b\\n1,2\\n3,4\\n"), 4, 8) as part:
+    ...     part.read_block(1 << 20).tobytes(), part.origin
+    (b'1,2\\n', 4)
     """
 
     random_access = True
@@ -194,8 +195,12 @@ def open_source(source: Any, storage_options: dict[str, Any] | None = None) -> B
     through fsspec, which gets ``storage_options`` (credentials, endpoint,
     ...); plain local paths through the C++ block reader.
 
-    >>> with open_source("s3://bucket/data.csv", {"anon": True}) as src:  # doctest: +SKIP
-    ...     block = src.read_block(1 << 20)
+    >>> import fsspec
+    >>> fsspec.filesystem("memory").pipe("/docs/data.csv", b"a\\n1\\n")
+    >>> with open_source("memory://docs/data.csv") as src:
+    ...     src.name, src.read_block(1 << 20).tobytes()
+    ('memory://docs/data.csv', b'a\\n1\\n')
+    >>> fsspec.filesystem("memory").rm("/docs/data.csv")
     """
     if isinstance(source, ByteSource):
         return source

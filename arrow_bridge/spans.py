@@ -66,6 +66,11 @@ class Span:
 
 
 def concat(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
+    """A new byte array: ``head`` then ``tail``.
+
+    >>> concat(np.frombuffer(b"ab", np.uint8), np.frombuffer(b"c", np.uint8)).tobytes()
+    b'abc'
+    """
     out = np.empty(len(head) + len(tail), dtype=np.uint8)
     out[: len(head)] = head
     out[len(head):] = tail
@@ -80,6 +85,11 @@ class SpanCutter:
     be parsed from the file by someone else (a device): such spans are cut
     from the last bytes of their block only and yielded unread (random-access
     sources only). Either way the cuts are the same.
+
+    >>> from arrow_bridge.source import open_source
+    >>> with open_source(b"a,1\\nbb,2\\nccc,3\\n") as src:
+    ...     [(span.offset, span.buf.tobytes()) for span in SpanCutter(src, 6, np.empty(0, np.uint8), 0, False)]
+    [(0, b'a,1\\n'), (4, b'bb,2\\n'), (9, b'ccc,3\\n')]
     """
 
     def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool,

@@ -1,10 +1,18 @@
 """Dask integration: partitioned, distributed ``read_csv`` with one device per worker.
 
->>> import dask_plugin
->>> ddf = dask_plugin.read_csv("data/*.csv", blocksize="64MiB")  # doctest: +SKIP
->>> with dask_plugin.job_report() as job:  # doctest: +SKIP
-...     dask_plugin.read_csv("big.csv", device="modern-gen4", split="dynamic").compute()
->>> print(job.report)  # doctest: +SKIP
+>>> import dask_plugin, os, shutil, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> for part in range(3):
+...     with open(os.path.join(folder, f"part-{part}.csv"), "w") as f:
+...         _ = f.write("id,name\\n" + "".join(f"{i},row {i}\\n" for i in range(100 * part, 100 * part + 100)))
+>>> ddf = dask_plugin.read_csv(os.path.join(folder, "*.csv"), blocksize="64MiB")
+>>> ddf.npartitions, len(ddf.compute())
+(3, 300)
+>>> with dask_plugin.job_report() as job:
+...     df = dask_plugin.read_csv(os.path.join(folder, "*.csv"), device="modern-gen4", split="dynamic").compute()
+>>> job.partitions, job.report.device
+(3, 'modern-gen4')
+>>> shutil.rmtree(folder)
 
 * :func:`read_csv` — a ``dask.dataframe.DataFrame`` whose partitions read
   exact record-aligned byte ranges (see ``docs/dask.md``);

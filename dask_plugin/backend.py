@@ -3,9 +3,15 @@
 Registered at install under the ``dask.dataframe.backends`` entry-point group
 (``pyproject.toml``), so that
 
->>> import dask, dask.dataframe as dd
->>> with dask.config.set({"dataframe.backend": "ndp"}):  # doctest: +SKIP
-...     ddf = dd.read_csv("data/*.csv", blocksize="32MiB")
+>>> import dask, dask.dataframe as dd, os, shutil, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> with open(os.path.join(folder, "data.csv"), "w") as f:
+...     _ = f.write("a,b\\n1,x\\n2,y\\n")
+>>> with dask.config.set({"dataframe.backend": "ndp"}):
+...     ddf = dd.read_csv(os.path.join(folder, "*.csv"), blocksize="32MiB")
+>>> ddf.dtypes["a"], int(ddf.a.sum().compute())
+(int64[pyarrow], 3)
+>>> shutil.rmtree(folder)
 
 builds the collection with :func:`dask_plugin.read_csv`. How it dispatches (Dask
 2026.8): ``dd.read_csv`` is registered with

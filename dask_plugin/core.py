@@ -127,9 +127,16 @@ def read_csv(
     Malformed rows raise ``arrow_bridge.CsvParseError`` on ``compute()``,
     naming the file, its line and byte offset.
 
-    >>> import dask_plugin
-    >>> ddf = dask_plugin.read_csv("data/trips-*.csv", blocksize="32MiB")  # doctest: +SKIP
-    >>> ddf.groupby("vendor").fare.mean().compute()  # doctest: +SKIP
+    >>> import dask_plugin, os, shutil, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "trips-1.csv"), "w") as f:
+    ...     _ = f.write("vendor,fare\\n" + "".join(f"{'ab'[i % 2]},{i}.5\\n" for i in range(1000)))
+    >>> ddf = dask_plugin.read_csv(os.path.join(folder, "trips-*.csv"), blocksize="4KiB")
+    >>> ddf.npartitions
+    2
+    >>> ddf.groupby("vendor").fare.mean().compute().sort_index().to_dict()
+    {'a': 499.5, 'b': 500.5}
+    >>> shutil.rmtree(folder)
     """
     import dask.dataframe as dd
 

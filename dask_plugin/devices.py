@@ -131,8 +131,17 @@ def install_devices(client: Any, device: Union[str, Callable[..., Any], DeviceSp
     ``ComputationalSSD``/the factory. Returns the key to pass as
     ``read_csv(..., device=key)``.
 
-    >>> key = install_devices(client, "modern-gen4")  # doctest: +SKIP
-    >>> dask_plugin.read_csv("data/*.csv", device=key, split="dynamic")  # doctest: +SKIP
+    >>> import dask_plugin, os, shutil, tempfile
+    >>> from distributed import Client
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "data.csv"), "w") as f:
+    ...     _ = f.write("a\\n" + "1\\n" * 1000)
+    >>> with Client(processes=False, n_workers=1, dashboard_address=":0") as client:
+    ...     key = install_devices(client, "modern-gen4")
+    ...     ddf = dask_plugin.read_csv(os.path.join(folder, "*.csv"), device=key, split="dynamic")
+    ...     key, len(ddf.compute())
+    ('modern-gen4', 1000)
+    >>> shutil.rmtree(folder)
     """
     spec = as_device_spec(device, name=name, **options)
     plugin = DevicePlugin(spec)

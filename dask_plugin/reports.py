@@ -14,10 +14,16 @@ its entries). Nothing rides along with the partitions themselves, so
 ``compute()``, ``persist()``, ``to_parquet()``... all work unchanged, and no
 message size or event-log limit applies.
 
->>> with job_report() as job:  # doctest: +SKIP
-...     ddf = dask_plugin.read_csv("data/*.csv", device="modern-gen4", split="dynamic")
-...     ddf.compute()
->>> print(job.report)  # doctest: +SKIP
+>>> import dask_plugin, os, shutil, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> with open(os.path.join(folder, "data.csv"), "w") as f:
+...     _ = f.write("a\\n" + "1\\n" * 1000)
+>>> with job_report() as job:
+...     ddf = dask_plugin.read_csv(os.path.join(folder, "*.csv"), device="modern-gen4", split="dynamic")
+...     df = ddf.compute()
+>>> job.partitions, job.report.pages["device"]
+(1, 1)
+>>> shutil.rmtree(folder)
 """
 from __future__ import annotations
 

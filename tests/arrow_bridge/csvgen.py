@@ -556,8 +556,8 @@ def without_records(data: bytes, records: list[Record]) -> bytes:
 # ==============================================================================================
 # Sources and calls.
 # ==============================================================================================
-class _Stream(io.RawIOBase):
-    """A non-seekable binary stream (exercises the no-random-access path)."""
+class NonSeekableStream(io.RawIOBase):
+    """A binary stream that cannot seek, like a pipe or a socket (the reader's no-random-access path)."""
 
     def __init__(self, data: bytes):
         self._buf = io.BytesIO(data)
@@ -582,7 +582,7 @@ def call_with_source(kind: str, data: bytes, fn: Callable[[Any], Any]) -> Any:
     if kind == "bytesio":
         return fn(io.BytesIO(data))
     if kind == "stream":
-        return fn(_Stream(data))
+        return fn(NonSeekableStream(data))
     fd, path = tempfile.mkstemp(suffix=".csv")
     try:
         with os.fdopen(fd, "wb") as f:

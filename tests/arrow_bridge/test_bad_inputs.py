@@ -30,7 +30,7 @@ import arrow_bridge
 from arrow_bridge import CsvBadLineWarning, CsvParseError
 from csvgen import (
     PREAMBLE_CHUNK,
-    _Stream,
+    NonSeekableStream,
     assert_tables_identical,
     check_error_location,
     error_signature,
@@ -190,7 +190,7 @@ def test_error_does_not_depend_on_blocks(bad: Bad, n_threads, block_size, source
     with pytest.raises(CsvParseError) as ref:
         arrow_bridge.read_csv(bad.data, **bad.kwargs)
     kwargs = dict(bad.kwargs, block_size=block_size, n_threads=n_threads)
-    src = io.BytesIO(bad.data) if source == "bytesio" else _Stream(bad.data)
+    src = io.BytesIO(bad.data) if source == "bytesio" else NonSeekableStream(bad.data)
     with pytest.raises(CsvParseError) as info:
         arrow_bridge.read_csv(src, **kwargs)
     assert error_signature(info.value)[1:] == error_signature(ref.value)[1:]
@@ -384,7 +384,7 @@ def test_fuzz_csvish_bytes_block_invariant(body, pad, block_size, n_threads, sep
     if pad:  # skipping the 64 KiB line in tiny blocks is slow
         block_size *= 16
     small = _check_outcome(data, lambda: arrow_bridge.read_csv(
-        data if source == "bytes" else _Stream(data), block_size=block_size, n_threads=n_threads, **kw))
+        data if source == "bytes" else NonSeekableStream(data), block_size=block_size, n_threads=n_threads, **kw))
     big = _check_outcome(data, lambda: arrow_bridge.read_csv(data, block_size=1 << 20, n_threads=1, **kw))
     if small[0] == "table" and big[0] == "table":
         assert_tables_identical(small[1], big[1])

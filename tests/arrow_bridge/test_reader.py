@@ -10,24 +10,10 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
-
-HEADER = b"id,name,price,day,ok\n"
-BODY = (
-    b'1,"Smith, J",1.25,2020-01-01,true\n'
-    b'2,"multi\nline",,2020-01-02,false\n'
-    b"3,plain,3.5e2,2020-01-03,\n"
-)
-CSV = HEADER + BODY
+from csvgen import NonSeekableStream
 
 
-@pytest.fixture
-def csv_path(tmp_path):
-    path = tmp_path / "t.csv"
-    path.write_bytes(HEADER + BODY * 50)
-    return path
-
-
-def reference(data: bytes = CSV, **kw) -> pa.Table:
+def reference(data: bytes, **kw) -> pa.Table:
     return pacsv.read_csv(io.BytesIO(data), parse_options=pacsv.ParseOptions(newlines_in_values=True), **kw)
 
 
@@ -38,7 +24,7 @@ def test_same_table_for_every_block_size_and_thread_count(csv_path, block_size, 
     assert table.equals(pacsv.read_csv(csv_path, parse_options=pacsv.ParseOptions(newlines_in_values=True)))
 
 
-def test_sources_path_fileobj_bytes_fsspec_and_gzip(csv_path, tmp_path):
+def test_sources_path_fileobj_bytes_fsspec_and_gzip(csv_path, write_file):
     expected = arrow_bridge.read_csv(csv_path)
     with open(csv_path, "rb") as fh:
         assert arrow_bridge.read_csv(fh).equals(expected)
@@ -48,8 +34,7 @@ def test_sources_path_fileobj_bytes_fsspec_and_gzip(csv_path, tmp_path):
     with fsspec.open("memory://data/t.csv", "wb") as fh:
         fh.write(csv_path.read_bytes())
     assert arrow_bridge.read_csv("memory://data/t.csv").equals(expected)
-    gz = tmp_path / "t.csv.gz"
-    gz.write_bytes(gzip.compress(csv_path.read_bytes()))
+    gz = write_file("t.csv.gz", gzip.compress(csv_path.read_bytes()))
     assert arrow_bridge.read_csv(gz).equals(expected)
 
 
@@ -124,31 +109,17 @@ def test_nrows_zero_reads_the_header_only(csv_path):
     assert set(table.schema.types) == {pa.null()}  # nothing to infer from, like a header-only file
 
 
-def test_type_widening_in_a_late_block_retypes_earlier_chunks(tmp_path):
-    path = tmp_path / "w.csv"
-    path.write_bytes(b"x\n" + b"1\n" * 5000 + b"2.5\n" + b"7\n" * 10 + b"true\n")
+def test_type_widening_in_a_late_block_retypes_earlier_chunks(write_file):
+    path = write_file("w.csv", b"x\n" + b"1\n" * 5000 + b"2.5\n" + b"7\n" * 10 + b"true\n")
     for threads in (1, 2):
         table = arrow_bridge.read_csv(path, block_size=1000, n_threads=threads)
         assert table.equals(pacsv.read_csv(path))
         assert table.column("x").type == pa.string()
 
 
-class _Pipe(io.RawIOBase):
-    """A byte stream that cannot seek, like a pipe or a socket."""
-
-    def __init__(self, data: bytes):
-        self._inner = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        return self._inner.readinto(b)
-
-
 def test_widening_from_a_non_seekable_stream():
     data = b"x\n" + b"1\n" * 3000 + b"2.5\n"
-    table = arrow_bridge.read_csv(_Pipe(data), block_size=512)
+    table = arrow_bridge.read_csv(NonSeekableStream(data), block_size=512)
     assert table.equals(pacsv.read_csv(io.BytesIO(data)))
 
 
@@ -159,7 +130,7 @@ def test_quoted_newline_cut_from_a_non_seekable_stream():
     data = b"a,b\n" + b"1,x\n" * 20_000 + b'"9\nc""d",y\n' + b"2,z\n" * 5
     expected = reference(data)
     for block_size in (7, 13, 50, 173):
-        table = arrow_bridge.read_csv(_Pipe(data), block_size=block_size, n_threads=2)
+        table = arrow_bridge.read_csv(NonSeekableStream(data), block_size=block_size, n_threads=2)
         assert table.equals(expected), block_size
 
 
@@ -187,7 +158,7 @@ def test_read_pandas_backends(csv_path):
 
 def test_unknown_keyword_is_a_type_error():
     with pytest.raises(TypeError, match="sepp"):
-        arrow_bridge.read_csv(io.BytesIO(CSV), sepp=";")
+        arrow_bridge.read_csv(io.BytesIO(b"a\n1\n"), sepp=";")
 
 
 def test_cli_prints_schema_and_speed(csv_path, capsys):
@@ -223,10 +194,9 @@ def test_nrows_infers_types_from_the_rows_returned(block_size):
         arrow_bridge.read_csv(io.BytesIO(data), nrows=52, block_size=block_size)
 
 
-def test_byte_range_reads_exactly_its_records_with_global_error_positions(tmp_path):
+def test_byte_range_reads_exactly_its_records_with_global_error_positions(write_file):
     data = b'a,b\r\n1,x\r\n2,"y\nz"\r\n3,w\r\n4,bad,extra\r\n'
-    path = tmp_path / "r.csv"
-    path.write_bytes(data)
+    path = write_file("r.csv", data)
     cuts = [data.index(b"1,"), data.index(b"2,"), data.index(b"3,"), data.index(b"4,")]
     parts = [arrow_bridge.read_csv(str(path), byte_range=(a, b), dtype={"a": pa.int64(), "b": pa.string()})
              for a, b in zip(cuts, cuts[1:])]

@@ -32,13 +32,11 @@ _LINES = st.lists(st.tuples(st.binary(max_size=40).map(lambda b: b.replace(b"\r"
 @settings(max_examples=150, deadline=None)
 @given(lines=_LINES, tail=st.binary(max_size=10), block_size=st.integers(1, 200),
        pattern=st.integers(0, 255), byte_range=st.booleans(), window=st.sampled_from([1, 2, 5, 16, 64 << 10]))
-def test_unread_spans_are_cut_where_read_ones_are(tmp_path_factory, lines, tail, block_size, pattern, byte_range,
-                                                  window):
+def test_unread_spans_are_cut_where_read_ones_are(write_file, lines, tail, block_size, pattern, byte_range, window):
     """With cut windows shorter than the blocks too: a cut found in the window,
     and no line break in it (the span is then read)."""
-    path = tmp_path_factory.mktemp("spans") / "data.csv"
     data = b"".join(text + end for text, end in lines) + tail
-    path.write_bytes(data)
+    path = write_file("data.csv", data)
     start, stop = (len(data) // 3, len(data)) if byte_range else (0, None)
 
     def unread(offset: int) -> bool:  # any fixed choice per offset
@@ -52,9 +50,8 @@ def test_unread_spans_are_cut_where_read_ones_are(tmp_path_factory, lines, tail,
     assert not any(s[4] for s in read)
 
 
-def test_only_the_last_bytes_of_an_unread_span_are_read(tmp_path):
-    path = tmp_path / "data.csv"
-    path.write_bytes(b"".join(b"%d,%d\n" % (i, i * 7) for i in range(300_000)))
+def test_only_the_last_bytes_of_an_unread_span_are_read(write_file):
+    path = write_file("data.csv", b"".join(b"%d,%d\n" % (i, i * 7) for i in range(300_000)))
     read = _spans(path, 1 << 20)
     source = open_source(str(path))
     reads = []
@@ -68,9 +65,8 @@ def test_only_the_last_bytes_of_an_unread_span_are_read(tmp_path):
         assert bytes(spans[0].buf) == read[0][3]  # read when asked for
 
 
-def test_a_cut_inside_quotes_joins_an_unread_tail_unread(tmp_path):
-    path = tmp_path / "data.csv"
-    path.write_bytes(b'a,"b\nc"\nd,e\n')
+def test_a_cut_inside_quotes_joins_an_unread_tail_unread(write_file):
+    path = write_file("data.csv", b'a,"b\nc"\nd,e\n')
     with open_source(str(path)) as source:
         first = Span.unread(source, 0, 5, False, 0)  # ends inside the quotes
         following = Span.unread(source, 5, 9, True, 1)

@@ -15,7 +15,6 @@ import dask.dataframe as dd
 import pandas as pd
 import pyarrow as pa
 import pytest
-from distributed import Client, LocalCluster
 
 import arrow_bridge
 import dask_plugin
@@ -23,44 +22,24 @@ from arrow_bridge.ranges import plan_cuts
 from dask_plugin import core
 from dask_plugin.io import CsvPartReader
 from ndp_core.device import HostOnly
-from conftest import assert_same, expected_frame, write_csv
-
-
-@pytest.fixture(scope="module")
-def client():
-    """The one cluster of this module: 2 worker processes, 1 thread each."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      worker_dashboard_address=None) as cluster, Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture
-def sync():
-    with dask.config.set(scheduler="sync"):
-        yield
-
-
-def _files(csv_dir):
-    return sorted(csv_dir.glob("part-*.csv"))
 
 
 # ---- equality with the whole-file reader ----------------------------------------------------------
 @pytest.mark.parametrize("blocksize", [1, 6000, 1 << 30], ids=["below-a-page", "mid", "above-the-file"])
-def test_cluster_read_equals_the_files_read_whole(client, csv_dir, blocksize):
+def test_cluster_read_equals_the_files_read_whole(client, csv_dir, blocksize, csv_files, expected_frame, assert_same):
     ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=blocksize, include_path_column=True)
     plans = [core.read_file_plan(f, {}) for f in core.expand_paths(str(csv_dir / "part-*.csv"))]
     assert ddf.npartitions == sum(len(plan_cuts(p.data_offset, p.file.size, blocksize)) - 1 for p in plans)
     assert (ddf.npartitions == 3) == (blocksize == 1 << 30)
-    assert_same(ddf.compute(), expected_frame(_files(csv_dir), path_column="path"))
+    assert_same(ddf.compute(), expected_frame(csv_files, path_column="path"))
 
 
-def test_sync_scheduler_small_pages_and_column_projection(sync, csv_dir, monkeypatch):
+def test_sync_scheduler_small_pages_and_column_projection(sync, monkeypatch, csv_files, expected_frame, assert_same):
     """Blocks of 100 bytes on 64-byte pages: most cuts fall inside quoted fields,
     some inside long multi-line ones (settled by transfer functions). A
     projection reaches the reader: only the selected file columns are parsed."""
-    files = _files(csv_dir)
-    ddf = dask_plugin.read_csv([str(p) for p in files], blocksize=100, page_size=64, include_path_column="src")
-    expected = expected_frame(files, path_column="src")
+    ddf = dask_plugin.read_csv([str(p) for p in csv_files], blocksize=100, page_size=64, include_path_column="src")
+    expected = expected_frame(csv_files, path_column="src")
     assert_same(ddf.compute(), expected)
     parsed = []
     monkeypatch.setattr(CsvPartReader, "_read", lambda self, part, columns, _read=CsvPartReader._read:
@@ -72,17 +51,16 @@ def test_sync_scheduler_small_pages_and_column_projection(sync, csv_dir, monkeyp
     assert len(set(parsed)) == 1 and len(parsed[0]) == 1  # one column, for the row count
 
 
-def test_threaded_scheduler_numpy_dtypes_and_reader_options(csv_dir):
-    files = _files(csv_dir)
+def test_threaded_scheduler_numpy_dtypes_and_reader_options(csv_dir, csv_files, expected_frame, assert_same):
     opts = dict(usecols=["id", "value"], dtype={"id": "int32"}, na_values=["-1"])
     ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=4096, dtype_backend="numpy", **opts)
     with dask.config.set(scheduler="threads"):
         got = ddf.compute()
     assert got.dtypes.to_dict() == {"id": "int32", "value": "float64"}
-    assert_same(got, expected_frame(files, dtype_backend="numpy", **opts))
+    assert_same(got, expected_frame(csv_files, dtype_backend="numpy", **opts))
 
 
-def test_records_larger_than_blocks_give_empty_partitions(client, tmp_path, monkeypatch):
+def test_records_larger_than_blocks_give_empty_partitions(client, tmp_path, monkeypatch, expected_frame, assert_same):
     """A 100 KiB quoted field swallows many blocks: those partitions are empty
     but typed. The cuts inside it cannot be settled by probing; their range
     summaries run as tasks on the cluster here."""
@@ -98,7 +76,7 @@ def test_records_larger_than_blocks_give_empty_partitions(client, tmp_path, monk
     assert_same(ddf.compute(), expected_frame([path]))
 
 
-def test_escapes_cr_line_ends_and_header_only_files(sync, tmp_path):
+def test_escapes_cr_line_ends_and_header_only_files(sync, tmp_path, expected_frame, assert_same):
     esc = tmp_path / "a-esc.csv"
     esc.write_bytes(b"k;v\r" + b"".join(b'%d;a\\;b\\\rc\r%d;"q\\"\rx"\r' % (i, i) for i in range(1500)))
     (tmp_path / "b-empty.csv").write_bytes(b"k;v\r")
@@ -107,7 +85,7 @@ def test_escapes_cr_line_ends_and_header_only_files(sync, tmp_path):
     assert_same(ddf.compute(), expected_frame([esc, tmp_path / "b-empty.csv"], **opts))
 
 
-def test_headerless_files_with_names(sync, tmp_path):
+def test_headerless_files_with_names(sync, tmp_path, expected_frame, assert_same):
     for i in range(2):
         (tmp_path / f"n{i}.csv").write_text("".join(f'{j},"x\n{j}"\n' for j in range(i * 500, i * 500 + 500)))
     opts = dict(header=None, names=["n", "s"])
@@ -116,8 +94,8 @@ def test_headerless_files_with_names(sync, tmp_path):
 
 
 # ---- errors -----------------------------------------------------------------------------------
-def test_a_bad_row_raises_on_the_client_with_its_file_and_global_line(client, tmp_path):
-    path = write_csv(tmp_path / "bad.csv", 400, seed=7)
+def test_a_bad_row_raises_on_the_client_with_its_file_and_global_line(client, tmp_path, awkward_csv):
+    path = awkward_csv(tmp_path / "bad.csv", 400, seed=7)
     data = path.read_bytes()
     at = data.index(b"\n390,")+1
     path.write_bytes(data[:at] + b"390,too,many,fields,here\n" + data[at:])
@@ -131,7 +109,7 @@ def test_a_bad_row_raises_on_the_client_with_its_file_and_global_line(client, tm
     assert str(err.value) == str(whole.value)
 
 
-def test_values_that_do_not_fit_the_sample_types_ask_for_dtype(sync, tmp_path):
+def test_values_that_do_not_fit_the_sample_types_ask_for_dtype(sync, tmp_path, expected_frame, assert_same):
     path = tmp_path / "types.csv"
     path.write_text("a,b\n" + "".join(f"{i},x\n" for i in range(20000)) + "2.5,y\n")
     with pytest.raises(arrow_bridge.CsvParseError, match=r"pass dtype=\{'a': \.\.\.\}") as err:
@@ -156,12 +134,12 @@ def test_invalid_arguments_fail_when_building_the_graph(csv_dir):
 
 
 # ---- the backend entry point -------------------------------------------------------------------------
-def test_backend_switch_routes_dd_read_csv_here(client, csv_dir):
+def test_backend_switch_routes_dd_read_csv_here(client, csv_dir, csv_files, expected_frame, assert_same):
     with dask.config.set({"dataframe.backend": "ndp"}):
         ddf = dd.read_csv(str(csv_dir / "part-*.csv"), blocksize=5000, sample_rows=5)
         assert any(isinstance(getattr(e, "func", None), CsvPartReader) for e in ddf.expr.walk())
         assert dd.from_dict({"x": [1, 2]}, npartitions=1).x.sum().compute() == 3
-    assert_same(ddf.compute(), expected_frame(_files(csv_dir)))
+    assert_same(ddf.compute(), expected_frame(csv_files))
     assert ddf.npartitions > 3
 
 
@@ -174,23 +152,23 @@ class NamedHostOnly(HostOnly):
         self.name = f"host-only-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
-def test_worker_plugin_gives_each_worker_one_device_reused_by_its_tasks(client, csv_dir):
+def test_worker_plugin_gives_each_worker_one_device_reused_by_its_tasks(client, csv_dir, csv_files, expected_frame,
+                                                                        assert_same):
     key = dask_plugin.install_devices(client, NamedHostOnly, name="named-host")
     plugin_devices = client.run(lambda dask_worker: dask_worker.plugins["ndp-device-named-host"].device.name)
     assert len(set(plugin_devices.values())) == 2
     ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=4096, device=key, split="host")
     with dask_plugin.job_report() as job:
         got = ddf.compute()
-    assert_same(got, expected_frame(_files(csv_dir)))
+    assert_same(got, expected_frame(csv_files))
     assert job.partitions == ddf.npartitions and len(job.reports) == ddf.npartitions
     used = {(e.worker, e.report.device) for e in job.entries}
     assert used <= set(plugin_devices.items())  # every task used its worker's plugin device
     assert len({w for w, _ in used}) == len(used)  # one device per worker
 
 
-def test_job_report_adds_up_the_partitions_on_every_scheduler(client, csv_dir):
-    files = _files(csv_dir)
-    data_bytes = sum(os.path.getsize(p) - len(p.read_bytes().split(b"\n", 1)[0]) - 1 for p in files)
+def test_job_report_adds_up_the_partitions_on_every_scheduler(client, csv_dir, csv_files):
+    data_bytes = sum(os.path.getsize(p) - len(p.read_bytes().split(b"\n", 1)[0]) - 1 for p in csv_files)
     ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=8192, device=HostOnly)
     totals = {}
     for scheduler in ("distributed", "sync", "threads"):
@@ -214,42 +192,40 @@ def test_job_report_records_into_an_enclosing_collect(sync, csv_dir):
     assert len(outer.reports) == 1 and outer.reports[0].runs == job.report.runs == ddf.npartitions
 
 
-def test_fsspec_urls(sync, csv_dir):
+def test_fsspec_urls(sync, csv_files, expected_frame, assert_same):
     """Files behind an fsspec filesystem (here ``memory://``) are cut and read the same way."""
     import fsspec
 
     fs = fsspec.filesystem("memory")
-    files = _files(csv_dir)
-    for p in files:
+    for p in csv_files:
         fs.pipe(f"/dask-plugin-test/{p.name}", p.read_bytes())
     try:
         ddf = dask_plugin.read_csv("memory://dask-plugin-test/part-*.csv", blocksize=4096)
-        assert ddf.npartitions > len(files)
-        assert_same(ddf.compute(), expected_frame(files))
+        assert ddf.npartitions > len(csv_files)
+        assert_same(ddf.compute(), expected_frame(csv_files))
     finally:
         fs.rm("/dask-plugin-test", recursive=True)
 
 
-def test_storage_options_reach_every_read(sync, csv_dir):
+def test_storage_options_reach_every_read(sync, csv_files, expected_frame, assert_same):
     """fsspec's ``dir://`` filesystem cannot open anything without its root and
     target: the headers, the sample, the range probes and the partitions all
     need ``storage_options``."""
     import fsspec
 
     fs = fsspec.filesystem("memory")
-    files = _files(csv_dir)
-    for p in files:
+    for p in csv_files:
         fs.pipe(f"/dask-plugin-options/{p.name}", p.read_bytes())
     try:
         ddf = dask_plugin.read_csv("dir://part-*.csv", blocksize=4096,
                                    storage_options={"path": "/dask-plugin-options", "target_protocol": "memory"})
-        assert ddf.npartitions > len(files)
-        assert_same(ddf.compute(), expected_frame(files))
+        assert ddf.npartitions > len(csv_files)
+        assert_same(ddf.compute(), expected_frame(csv_files))
     finally:
         fs.rm("/dask-plugin-options", recursive=True)
 
 
-def test_planning_opens_each_file_once(sync, csv_dir, monkeypatch):
+def test_planning_opens_each_file_once(sync, monkeypatch, csv_files):
     """The preamble and the cut probes share one open per file (one round trip
     less per remote file). Besides: the first file twice more for the sample
     (its record range, then its rows), and a file once per range summary its
@@ -258,7 +234,7 @@ def test_planning_opens_each_file_once(sync, csv_dir, monkeypatch):
 
     from arrow_bridge.source import PathSource
 
-    files = [str(p) for p in _files(csv_dir)]
+    files = [str(p) for p in csv_files]
     plans = [core.read_file_plan(f, {}, None, 4096, 4096) for f in core.expand_paths(files)]
     expected = Counter(files) + Counter({files[0]: 2}) + Counter({p.file.path: len(p.planner.jobs) for p in plans})
     opened = []
@@ -269,9 +245,9 @@ def test_planning_opens_each_file_once(sync, csv_dir, monkeypatch):
     assert Counter(opened) == expected
 
 
-def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir):
-    files = _files(csv_dir)
-    expected = expected_frame(files)
+def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir, csv_files, expected_frame,
+                                                                  assert_same):
+    expected = expected_frame(csv_files)
     pages = {}
     for split in ("device", "static:0.5", "dynamic"):
         # Reader blocks of 4 KiB: several device tasks per partition (static shares apply per partition).
@@ -287,17 +263,17 @@ def test_emulated_ssd_splits_give_the_same_frame_and_a_job_report(sync, csv_dir)
     assert sum(pages["dynamic"].values()) == sum(pages["device"].values())
 
 
-def test_cluster_devices_with_a_fault_plan_give_the_same_frame_and_count_the_faults(client, csv_dir):
+def test_cluster_devices_with_a_fault_plan_give_the_same_frame_and_count_the_faults(client, csv_dir, csv_files,
+                                                                                    expected_frame, assert_same):
     from device_emulator import FaultPlan
 
-    files = _files(csv_dir)
     plan = FaultPlan(media_error=0.1, app_failure=0.1, link_timeout=0.1, tq_overflow=0.1, seed=7)
     key = dask_plugin.install_devices(client, "modern-gen4", name="faulty", faults=plan)
     ddf = dask_plugin.read_csv(str(csv_dir / "part-*.csv"), blocksize=16384, block_size=2048, device=key,
                                split="dynamic")
     with dask_plugin.job_report(client) as job:
         got = ddf.compute()
-    assert_same(got, expected_frame(files))
+    assert_same(got, expected_frame(csv_files))
     report = job.report
     assert sum(report.faults.values()) > 0 and report.pages["raw"] > 0
     assert report.runs == ddf.npartitions and len(job.workers) == 2
