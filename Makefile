@@ -19,8 +19,12 @@ $(INSTALLED): pyproject.toml setup.py $(wildcard ndp_core/src/*)
 	touch $@
 
 # Compile the reader's kernels once (and again when they change) so every later
-# process loads them from Numba's on-disk cache.
-$(WARM): $(INSTALLED) $(wildcard arrow_bridge/kernels/*.py)
+# process loads them from Numba's on-disk cache. Numba keys a cached kernel on its
+# own file only, so a constant changed in a module it imports (a status, a layout
+# word) would leave it stale: any change recompiles them all.
+KERNEL_SOURCES := $(wildcard arrow_bridge/kernels/*.py arrow_bridge/*/*.py ndp_core/*.py)
+$(WARM): $(INSTALLED) $(KERNEL_SOURCES)
+	find arrow_bridge -name '*.nbi' -delete -o -name '*.nbc' -delete
 	$(PY) -m arrow_bridge.warmup
 	touch $@
 
