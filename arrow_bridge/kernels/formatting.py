@@ -102,8 +102,10 @@ CF_VALIDITY = 1  # a validity bitmap is present
 CF_UTC = 2  # zoned timestamp: append "Z"
 CF_NULL_QUOTED = 4  # write a null as "" (quoted empty) instead of na_rep
 
-# Device app instance state: int64 tail length, int64 batches seen, tail bytes.
-STATE_HEADER = 16
+#: The device app's instance state: this header, then the tail bytes (text after
+#: the last whole page written, put in front of the next batch's text).
+WRITER_STATE = word_layout("WriterState", ["tail_length", "batches"])
+STATE_HEADER = 8 * WRITER_STATE.size  # bytes before the tail
 
 #: The writer's work counters (slot order): batch bytes read, rows, fields,
 #: batches (one per call), values formatted per kind, string bytes copied,
@@ -493,7 +495,7 @@ def mwrite_step(batch, state, out, counters):
     page = state.size - STATE_HEADER
     if page < 1:
         return BAD_VALUE, 0, -1
-    tail = _load_i64(state, 0)
+    tail = _load_i64(state, 8 * WRITER_STATE.tail_length)
     if tail < 0 or tail >= page:
         return BAD_VALUE, 0, -1
     status, end, bad = format_batch(batch, out, tail, counters)
@@ -506,6 +508,7 @@ def mwrite_step(batch, state, out, counters):
     keep = end - written
     for i in range(keep):
         state[STATE_HEADER + i] = out[written + i]
-    _store_i64(state, 0, keep)
-    _store_i64(state, 8, _load_i64(state, 8) + 1)
+    _store_i64(state, 8 * WRITER_STATE.tail_length, keep)
+    batches = 8 * WRITER_STATE.batches
+    _store_i64(state, batches, _load_i64(state, batches) + 1)
     return OK, written, -1
