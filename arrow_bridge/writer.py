@@ -38,6 +38,7 @@ import pyarrow.csv as pacsv
 
 from arrow_bridge.kernels import formatting
 from arrow_bridge.kernels.status import BAD_VALUE, OK, OUT_OF_SPACE
+from ndp_core.layout import align8
 from ndp_core.engine import Status
 
 __all__ = ["write_csv", "read_back_options", "CsvWriteResult", "DEFAULT_BATCH_ROWS"]
@@ -250,10 +251,6 @@ def read_back_options(schema: Union[pa.Schema, pa.Table, Any], *, sep: str = ","
 # --------------------------------------------------------------------------
 # Batches: Arrow buffers -> the kernel's self-describing layout.
 # --------------------------------------------------------------------------
-def _align8(n: int) -> int:
-    return (n + 7) & ~7
-
-
 def _offsets_section(items: list[bytes]) -> tuple[np.ndarray, bytes]:
     offsets = np.zeros(len(items) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(b) for b in items]) if items else []
@@ -297,7 +294,7 @@ class _Encoder:
         fixed = bytearray()
         for slot, blob in parts:
             w[slot] = head + len(fixed)
-            fixed += blob + b"\0" * (_align8(len(blob)) - len(blob))
+            fixed += blob + b"\0" * (align8(len(blob)) - len(blob))
         self.fixed = np.frombuffer(bytes(fixed), dtype=np.uint8)
         self.head = head
         header_text = sum(2 * len(n) + 2 for n in names) + len(names) + len(lt)
@@ -349,14 +346,14 @@ class _Encoder:
                 w = plan.width
                 values = _u8(bufs[1])[off * w:(off + n_rows) * w]
                 sections.append((c * formatting.COLUMN.size + formatting.COLUMN.values, values))
-        total = self.head + self.fixed.size + sum(_align8(s.size) for _, s in sections)
+        total = self.head + self.fixed.size + sum(align8(s.size) for _, s in sections)
         buf = np.zeros(total, dtype=np.uint8)
         pos = self.head + self.fixed.size
         flat = descs.reshape(-1)
         for word, data in sections:
             flat[word] = pos
             buf[pos:pos + data.size] = data
-            pos += _align8(data.size)
+            pos += align8(data.size)
         words = self.words.copy()
         words[formatting.BATCH.flags], words[formatting.BATCH.rows], words[formatting.BATCH.total] = flags, n_rows, total
         buf[:8 * formatting.BATCH.size] = words.view(np.uint8)

@@ -18,7 +18,7 @@ the engine only passes the array through.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -63,8 +63,3 @@ class WorkCounters:
     def modeled_values(self, counts: np.ndarray) -> dict[str, int]:
         """The counters a timing model charges for, by name (what ``TaskWork.counters`` holds)."""
         return self.values(counts, self.modeled)
-
-    def add(self, counts: np.ndarray, more: Mapping[str, int]) -> None:
-        """Adds ``more`` (by name) into ``counts``."""
-        for name, value in more.items():
-            counts[self.slot(name)] += value

@@ -55,9 +55,10 @@ Status = enum.IntEnum("Status", STATUSES)
 Status.__doc__ = """Completion statuses: the app's own (OK, NEEDS_MORE_INPUT, BAD_INPUT,
 OUT_OF_SPACE) pass through; engine errors start at 16."""
 #: Statuses from here up are an app's own: codes its kernels pass among
-#: themselves, never returned to the engine (which reports APP_ERROR for any
-#: status outside the ABI). Apps number their internal codes from here, so no
-#: internal code equals an engine status by accident.
+#: themselves. Apps number their internal codes from here, so no internal code
+#: equals an engine status by accident. The engine completes a command whose
+#: app returns any status outside the ABI with APP_ERROR: an app that cannot
+#: run a command (arguments it cannot trust) returns one of its own on purpose.
 APP_PRIVATE_STATUS_BASE = 64
 assert APP_PRIVATE_STATUS_BASE > max(Status), "engine statuses must stay below the app-private range"
 

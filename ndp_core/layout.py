@@ -20,6 +20,7 @@ Padded(a=0, b=1, reserved=2, size=4)
 """
 from __future__ import annotations
 
+import zlib
 from collections import namedtuple
 from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
 
@@ -39,6 +40,8 @@ def word_layout(name: str, fields: Sequence[Field], size: Optional[int] = None) 
     names, offsets, widths, at = [], [], [], 0
     for item in fields:
         field_name, width = (item, 1) if isinstance(item, str) else item
+        if hasattr(tuple, field_name) or field_name in ("size", RESERVED):
+            raise ValueError(f"{name}: field name {field_name!r} would hide a tuple attribute or clash")
         names.append(field_name)
         offsets.append(at)
         widths.append(width)
@@ -56,17 +59,40 @@ def word_layout(name: str, fields: Sequence[Field], size: Optional[int] = None) 
     return layout_type(*offsets, at if size is None else size)
 
 
-def field_width(layout: NamedTuple, field: str) -> int:
-    """Words field ``field`` spans."""
-    return _span(layout, field)[1]
-
-
 def _span(layout: NamedTuple, field: str) -> tuple[int, int]:
     try:
         return type(layout)._field_spans[field]
     except KeyError:
         fields = [f for f in layout._fields if f not in ("size", RESERVED)]
         raise KeyError(f"{type(layout).__name__} has no field {field!r}; fields: {fields}") from None
+
+
+def layout_fingerprint(*parts: Any) -> int:
+    """A version number for an app's layouts (and any constants its compiled
+    code bakes in): it changes whenever one of them does. An app compiles it
+    in and its driver packs it into the plan, so a kernel cached before a
+    layout changed (Numba keys its cache on the kernel's own file) refuses the
+    plan instead of reading words where they no longer are.
+
+    >>> A = word_layout("A", ["x", "y"])
+    >>> layout_fingerprint(A) == layout_fingerprint(word_layout("A", ["x", "y"]))
+    True
+    >>> layout_fingerprint(A) == layout_fingerprint(word_layout("A", ["y", "x"]))
+    False
+    """
+    described = [(type(part).__name__, getattr(part, "_fields", None), tuple(part) if isinstance(part, tuple) else part)
+                 for part in parts]
+    return zlib.crc32(repr(described).encode()) & 0x7FFFFFFF
+
+
+def align8(nbytes: int) -> int:
+    """``nbytes`` rounded up to a multiple of 8: sections and regions of an app's
+    buffers start on word boundaries.
+
+    >>> align8(13), align8(16)
+    (16, 16)
+    """
+    return (nbytes + 7) & ~7
 
 
 def pack_words(layout: NamedTuple, out: Optional[np.ndarray] = None, **values: Any) -> np.ndarray:

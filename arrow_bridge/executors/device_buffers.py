@@ -3,9 +3,13 @@
 Everything here follows the layouts of :mod:`arrow_bridge.kernels.span_layout`,
 the same ones the app reads inside the device; nothing is positional.
 
->>> from arrow_bridge.executors.device_buffers import align8
->>> align8(13)
-16
+>>> from arrow_bridge.executors.device_buffers import conversion_words
+>>> from arrow_bridge.converters import ValueRules, conversion_spec
+>>> from arrow_bridge.options import CsvOptions
+>>> import pyarrow as pa
+>>> words = conversion_words(conversion_spec(pa.int32(), ValueRules.from_options(CsvOptions())))
+>>> int(words[CONVERSION.out_code]) == VALUE_TYPES.int32
+True
 """
 from __future__ import annotations
 
@@ -22,7 +26,6 @@ from arrow_bridge.fast_path import FastPlan, FusedBuffers, data_stride, fused_ca
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.span_layout import (
-    BAD_ROWS_KEPT,
     CHECK_UTF8,
     CONVERSION,
     FUSED,
@@ -37,17 +40,13 @@ from arrow_bridge.kernels.span_layout import (
     TASK,
     TASK_COLUMN,
     VALUE_TYPES,
+    fused_column_words,
     fused_outputs,
 )
-from arrow_bridge.kernels.status import NEEDS_MORE, OK
+from arrow_bridge.kernels.status import BAD_ROWS_KEPT, NEEDS_MORE, OK
 from arrow_bridge.kernels.tokenizer import byte_classes
 from arrow_bridge.read_plan import ReadPlan
-from ndp_core.layout import pack_words, read_words
-
-def align8(n: int) -> int:
-    """``n`` rounded up to a multiple of 8 (every section and region is 8-byte aligned)."""
-    return (n + 7) & ~7
-
+from ndp_core.layout import align8, pack_words, read_words
 
 # ---- the plan (MINIT's instance state) ----------------------------------------------------------
 def conversion_words(spec: ConversionSpec) -> np.ndarray:
@@ -79,7 +78,7 @@ class _PlanWriter:
         """A spelling set, its :data:`SPELLINGS` words at header word ``at``."""
         data, offsets, first_byte_lengths, has_empty = spellings
         words = pack_words(SPELLINGS, data=self.add(data.tobytes()), data_len=len(data),
-                           offsets=self.add(offsets.astype(np.int64).tobytes()), count=len(offsets),
+                           offsets=self.add(offsets.astype(np.int64).tobytes()), n_offsets=len(offsets),
                            first_bytes=self.add(first_byte_lengths.astype(np.int64).tobytes()),
                            has_empty=int(has_empty))
         self.header[at: at + SPELLINGS.size] = words
@@ -241,7 +240,7 @@ def fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) -> 
     n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
     head = pack_words(FUSED, capacity=rows, n_i64=n_i64, n_i32=n_i32, n_f64=n_f64, n_bits=n_bits, n_str=n_str,
                       data=0, stride=data_stride(length), **regions)
-    words = np.concatenate([head, plan.kinds, plan.slots, plan.params.reshape(-1)]).astype(np.int64)
+    words = np.concatenate([head, fused_column_words(plan.kinds, plan.slots, plan.params)])
     return words, arena_at, plan.string_bytes(length)
 
 

@@ -65,13 +65,12 @@ from arrow_bridge.numbers.format_floats import format_float
 from arrow_bridge.numbers.format_ints import format_int, format_uint
 from arrow_bridge.numbers.internal import write_word
 from ndp_core.counters import WorkCounters
-from ndp_core.layout import word_layout
+from ndp_core.layout import layout_fingerprint, word_layout
 
 # --------------------------------------------------------------------------
 # Batch layout.
 # --------------------------------------------------------------------------
 MAGIC = int.from_bytes(b"NDPCSV01", "little")
-LAYOUT_VERSION = 1
 MAX_BATCH_ROWS = 1 << 24  # bounds the work a (possibly malformed) batch can ask for
 
 #: The batch header (int64 words at the batch's start). Offsets are bytes from the batch's start.
@@ -106,6 +105,10 @@ CF_NULL_QUOTED = 4  # write a null as "" (quoted empty) instead of na_rep
 #: the last whole page written, put in front of the next batch's text).
 WRITER_STATE = word_layout("WriterState", ["tail_length", "batches"])
 STATE_HEADER = 8 * WRITER_STATE.size  # bytes before the tail
+
+#: The batch's version: a fingerprint of the layouts above; the kernel refuses
+#: a batch of another version (see ``ndp_core.layout.layout_fingerprint``).
+LAYOUT_VERSION = layout_fingerprint(BATCH, COLUMN, WRITER_STATE, MAGIC)
 
 #: The writer's work counters (slot order): batch bytes read, rows, fields,
 #: batches (one per call), values formatted per kind, string bytes copied,

@@ -17,12 +17,12 @@ import numpy as np
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fused import STRING, fused_parse
 from arrow_bridge.kernels.span_layout import (
-    BAD_ROWS_KEPT,
     CHECK_UTF8,
     CONVERSION,
     FUSED,
     FUSED_COLUMN_WORDS,
     PLAN,
+    PLAN_VERSION,
     PLANNED_COLUMN,
     RESULT,
     RESULT_COLUMN,
@@ -31,10 +31,12 @@ from arrow_bridge.kernels.span_layout import (
     TASK,
     TASK_COLUMN,
     VALUE_TYPES,
+    fused_columns,
     fused_outputs,
     int64_words,
 )
-from arrow_bridge.kernels.status import BAD_ROWS, INVALID_ARGS, N_COUNTERS, NEEDS_MORE, OK, OUT_OF_SPACE
+from arrow_bridge.kernels.status import (BAD_ROWS, BAD_ROWS_KEPT, INVALID_ARGS, N_COUNTERS, NEEDS_MORE, OK,
+                                         OUT_OF_SPACE)
 from arrow_bridge.kernels.tokenizer import tokenize
 from ndp_core.engine import (
     Status,
@@ -55,7 +57,7 @@ BAD_INPUT = int(Status.BAD_INPUT)  # a tokenizer error leaves the app as the ABI
 def _spellings(plan, h, k):
     """The spelling set whose :data:`SPELLINGS` words start at header word ``k``."""
     data = plan[h[k + SPELLINGS.data]: h[k + SPELLINGS.data] + h[k + SPELLINGS.data_len]]
-    return (data, int64_words(plan, h[k + SPELLINGS.offsets], h[k + SPELLINGS.count]),
+    return (data, int64_words(plan, h[k + SPELLINGS.offsets], h[k + SPELLINGS.n_offsets]),
             int64_words(plan, h[k + SPELLINGS.first_bytes], 256), h[k + SPELLINGS.has_empty] != 0)
 
 
@@ -136,9 +138,7 @@ def _parse_fused(buf, plan, h, args, arena, scratch, res, counters):
     alone (the general path parses the span from scratch). Returns the status."""
     ncols, nplanned = h[PLAN.ncols], h[PLAN.nplanned]
     f = args[args[TASK.fused]:]
-    kinds = f[FUSED.size: FUSED.size + ncols]
-    slots = f[FUSED.size + ncols: FUSED.size + 2 * ncols]
-    params = f[FUSED.size + 2 * ncols: FUSED.size + FUSED_COLUMN_WORDS * ncols].reshape((ncols, 3))
+    kinds, slots, params = fused_columns(f, ncols)
     i64, i32, f64, bits, offsets, data, stride, data_used, validity, null_counts = fused_outputs(
         arena, scratch, f, ncols)
     bits[:] = 0  # the kernel only sets bits
@@ -258,7 +258,10 @@ def csv_app(call):
     Output 0 is the arena, output 1 the scratch; the plan is the instance
     state and the span description the command's args. INIT_TSK/FINAL_TSK
     (no args) do nothing. A tokenizer error returns BAD_INPUT with its
-    offset; everything else is reported in the arena's result header.
+    offset; everything else is reported in the arena's result header. Args,
+    outputs or a plan it cannot trust return ``INVALID_ARGS``, a status
+    outside the ABI on purpose: the engine completes the command with
+    APP_ERROR and the host parses the pages itself.
     """
     args = app_args(call)
     if args.size < TASK.size:
@@ -267,6 +270,8 @@ def csv_app(call):
     # Never trust the layout: a span past the input (e.g. one part of a split
     # command) or outputs smaller than the layout would mean writing blind.
     plan = app_state(call)
+    if plan.size < 8 * PLAN.size or int64_words(plan, 0, PLAN.size)[PLAN.version] != PLAN_VERSION:
+        return INVALID_ARGS  # a plan for other layouts (say, this kernel was cached before they changed)
     fused_words = FUSED.size + FUSED_COLUMN_WORDS * int64_words(plan, 0, PLAN.size)[PLAN.ncols]
     if (args[TASK.skip] < 0 or args[TASK.skip] + args[TASK.length] > data.size or arena.size < args[TASK.arena_size]
             or scratch.size < args[TASK.scratch_size] or args[TASK.fused] < 0

@@ -31,14 +31,13 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ndp_core.layout import word_layout
+from arrow_bridge.kernels import status
+from ndp_core.layout import layout_fingerprint, word_layout
 
-PLAN_VERSION = 1
-BAD_ROWS_KEPT = 4096  # bad-row records the arena has room for (offset, field count)
 
 #: One spelling set (nulls, trues, falses): byte offsets in the plan of its data,
 #: offsets and first-byte table, and their lengths.
-SPELLINGS = word_layout("Spellings", ["data", "data_len", "offsets", "count", "first_bytes", "has_empty"])
+SPELLINGS = word_layout("Spellings", ["data", "data_len", "offsets", "n_offsets", "first_bytes", "has_empty"])
 
 #: The plan header (MINIT's instance state starts with it).
 PLAN = word_layout("PlanHeader", [
@@ -103,10 +102,33 @@ RESULT = word_layout("ResultHeader", [
 RESULT_COLUMN = word_layout("ResultColumn", ["rung", "null_count", "string_bytes"])
 
 
+#: The plan's version: a fingerprint of every layout above and the statuses the
+#: app returns. The app refuses a plan of another version (see ``layout_fingerprint``).
+PLAN_VERSION = layout_fingerprint(
+    SPELLINGS, PLAN, CONVERSION, VALUE_TYPES, PLANNED_COLUMN, TASK, TASK_COLUMN, FUSED_REGIONS, FUSED,
+    FUSED_COLUMN_WORDS, RESULT, RESULT_COLUMN, status.BAD_ROWS_KEPT,
+    (status.OK, status.NEEDS_MORE, status.OUT_OF_SPACE, status.BAD_VALUE, status.UNTERMINATED_QUOTE,
+     status.BAD_ROW, status.GIVE_UP, status.INVALID_ARGS))
+
+
 @nb.njit(nogil=True, cache=True)
 def int64_words(buf, offset, count):
     """``count`` int64 words of the byte buffer ``buf`` at byte ``offset``."""
     return buf[offset: offset + 8 * count].view(np.int64)
+
+
+def fused_column_words(kinds: np.ndarray, slots: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """The per-file-column words after a :data:`FUSED` section, as
+    :func:`fused_columns` reads them: every kind, then every slot, then each
+    column's 3 parameters."""
+    return np.concatenate([kinds, slots, params.reshape(-1)]).astype(np.int64)
+
+
+@nb.njit(nogil=True, cache=True)
+def fused_columns(fused, ncols):
+    """``(kinds, slots, params)`` of a fused section's per-file-column words."""
+    words = fused[FUSED.size: FUSED.size + FUSED_COLUMN_WORDS * ncols]
+    return words[:ncols], words[ncols: 2 * ncols], words[2 * ncols:].reshape((ncols, 3))
 
 
 @nb.njit(nogil=True, cache=True)

@@ -1,10 +1,12 @@
 """Kernel statuses, field flags and the reader's work counters (the CSV StorageApp's ABI).
 
 Statuses a kernel shares with the engine take the engine's numbers
-(:class:`ndp_core.engine.Status`); codes the kernels pass only among themselves
+(:class:`ndp_core.engine.Status`); codes the kernels pass among themselves
 are numbered from ``APP_PRIVATE_STATUS_BASE`` up, so none equals an engine
 status. The app turns them into ABI statuses before it returns
-(:mod:`arrow_bridge.kernels.span_app`).
+(:mod:`arrow_bridge.kernels.span_app`), except ``INVALID_ARGS``, which it
+returns on purpose when it cannot trust a command: the engine completes any
+status outside the ABI as APP_ERROR.
 
 >>> OK == int(Status.OK) and BAD_VALUE >= APP_PRIVATE_STATUS_BASE
 True
@@ -24,7 +26,11 @@ BAD_VALUE = APP_PRIVATE_STATUS_BASE + 0  # a field does not convert to its colum
 UNTERMINATED_QUOTE = APP_PRIVATE_STATUS_BASE + 1  # a quoted field runs to the end of the input
 BAD_ROW = APP_PRIVATE_STATUS_BASE + 2  # a record has the wrong number of fields (on_bad_lines="error")
 GIVE_UP = APP_PRIVATE_STATUS_BASE + 3  # a fast path declines the span: parse it on the general path
-INVALID_ARGS = APP_PRIVATE_STATUS_BASE + 4  # an app's args or outputs do not fit: the engine says APP_ERROR
+INVALID_ARGS = APP_PRIVATE_STATUS_BASE + 4  # args, outputs or plan not to be trusted: returned, APP_ERROR
+
+#: Bad-row records (offset, field count) a span keeps for ``on_bad_lines`` reports,
+#: on the host and in a device task's arena alike.
+BAD_ROWS_KEPT = 4096
 
 # Per-field flag bits written by the tokenizer.
 QUOTED = 1  # the field started with the quote character
