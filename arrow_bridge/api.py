@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import IO, TYPE_CHECKING, Any, Union
+from typing import IO, TYPE_CHECKING, Any, Sequence, Union
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from arrow_bridge.options import CsvOptions, resolve_options
 from arrow_bridge.preamble import read_preamble
+from arrow_bridge.executors import SpanExecutor
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.source import ByteSource, RangeSource, open_source
 
@@ -29,6 +30,7 @@ def read_csv(
     device: Any = None,
     split: str = "host",
     storage_options: dict[str, Any] | None = None,
+    offload: Sequence[SpanExecutor] = (),
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -60,6 +62,10 @@ def read_csv(
     ``ndp_core.report.Report`` is recorded (``with ndp_core.report.collect()
     as c: ...``).
 
+    ``offload`` adds places to parse spans (``arrow_bridge.executors.SpanExecutor``
+    implementations, e.g. a GPU's), tried in order before the host; packages
+    that bring one pass it here.
+
     Malformed input raises :class:`arrow_bridge.CsvParseError` (a
     ``ValueError``) naming the file, line, column and byte offset.
 
@@ -71,7 +77,7 @@ def read_csv(
     with open_source(source, storage_options) as src:
         if byte_range is not None:
             src, opts = _range_of(src, opts, byte_range)
-        return CsvReader(src, opts, _device(device), split).read()
+        return CsvReader(src, opts, _device(device), split, offload=offload).read()
 
 
 def calibrate(sources: Source | list[Source], block_sizes: tuple[int, ...] = (1 << 16, 1 << 18, 1 << 20),

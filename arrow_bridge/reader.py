@@ -58,6 +58,7 @@ class CsvReader:
 
     # ---- driver -------------------------------------------------------------------------------------
     def read(self) -> pa.Table:
+        """The whole source as one Table (its offload executors' Report in ``self.report``)."""
         opts = self.opts
         if self.source.random_access and not len(self.source.read_range(0, 1)) and opts.column_names:
             return assemble([], plan_columns(list(opts.column_names), opts))  # e.g. an empty byte range
@@ -68,20 +69,21 @@ class CsvReader:
         read = ReadPlan.build(self.source, opts, pre.names)
         self.types = TypeState(read)
         self.errors = SpanErrors(read)
-        executors = [*self.offload, self.host]
+        started: list[SpanExecutor] = []
         try:
-            for executor in executors:
+            for executor in [self.host, *self.offload]:
+                started.append(executor)  # closed even if its start fails part way
                 executor.start(read)
             results = self._parse_all(pre)
-            reports = [executor.finish(results, self.types.plan()) for executor in executors]
+            reports = [executor.finish(results, self.types.plan()) for executor in started]
+            settle_types(results, read, self.host)
         finally:
-            for executor in executors:
+            for executor in reversed(started):
                 executor.close()
         for report in reports:
             if report is not None:
                 self.report = report
                 record(report)
-        settle_types(results, read, self.host)
         return assemble(results, read.columns, opts.nrows)
 
     def _executor_for(self, span: Span) -> SpanExecutor:

@@ -15,6 +15,8 @@ question to the user's ``on_bad_lines`` callable.
 """
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from typing import Optional
 
@@ -27,9 +29,17 @@ from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
 
-# Frames between a warning and the user's call (api.read_csv -> CsvReader.read ->
-# CsvReader._parse_all -> SpanErrors.check -> SpanErrors._report_bad_rows).
-_WARNING_STACKLEVEL = 5
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _stacklevel_past_package() -> int:
+    """The ``stacklevel`` that makes a warning point at the first caller outside
+    ``arrow_bridge`` (the user's ``read_csv`` line, or Dask's), however deep the
+    reader's own calls go."""
+    frame, level = sys._getframe(2), 2  # 1: the function that warns (our caller)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class SpanErrors:
@@ -64,7 +74,7 @@ class SpanErrors:
                 if _invalid_row_verdict(policy, self.read.ncols, int(nfields), err.line, text) != "skip":
                     raise err
             else:
-                warnings.warn(f"skipping bad line: {err}", CsvBadLineWarning, stacklevel=_WARNING_STACKLEVEL)
+                warnings.warn(f"skipping bad line: {err}", CsvBadLineWarning, stacklevel=_stacklevel_past_package())
 
     def field_count_error(self, span: Span, offset: int, line: int) -> tuple[CsvParseError, str]:
         """The error for the record at ``offset`` and the record's text."""

@@ -5,7 +5,8 @@
   back to the host executor it is given on faults.
 
 A new executor (the GPU, say) implements the same protocol and is registered
-with the reader (``CsvReader(..., executors=[...])``); the driver does not change.
+with the reader (``CsvReader(..., offload=[...])``, or ``read_csv(...,
+offload=[...])``); the driver does not change.
 """
 from arrow_bridge.executors.base import SpanExecutor, SpanPlan, SpanResult
 from arrow_bridge.executors.device import DeviceExecutor, TaskRecorder

@@ -47,13 +47,18 @@ from arrow_bridge.kernels.status import READER_COUNTERS
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
 from ndp_core import MAX_PAGES_PER_COMMAND
-from ndp_core.device import DEVICE, FAULT_NAMES, HOST, RAW, Device, HostOnly, SplitPolicy, TaskWork
+from ndp_core.device import (DEVICE, FAULT_APP, FAULT_MEDIA, FAULT_NAMES, FAULT_TIMEOUT, FAULT_TQ_OVERFLOW, RAW,
+                             Device, HostOnly, Schedule, SplitPolicy, TaskWork)
 from ndp_core.engine import Opcode, Status
 from ndp_core.report import Report
 
 MAX_ATTEMPTS = 3
 # Device failures the host recovers from by reading the raw pages and parsing them.
 RAW_FALLBACK = (Status.IO_ERROR, Status.APP_ERROR, Status.RETURNED_RAW)  # a TIMEOUT is resubmitted
+# The fault a failed command amounts to, for the Report and the timing model, when none was
+# injected (say the app refused a plan of other layouts).
+FAULT_OF_STATUS = {Status.IO_ERROR: FAULT_NAMES[FAULT_MEDIA], Status.APP_ERROR: FAULT_NAMES[FAULT_APP],
+                   Status.RETURNED_RAW: FAULT_NAMES[FAULT_TQ_OVERFLOW], Status.TIMEOUT: FAULT_NAMES[FAULT_TIMEOUT]}
 
 
 class DeviceExecutor:
@@ -63,7 +68,7 @@ class DeviceExecutor:
         self.device = device
         self.split = SplitPolicy.parse(split)
         self.host = host  # parses what the device hands back raw
-        self.engine = device.engine
+        self.engine = None  # the device's engine, from start on (asking for it starts its threads)
         self.page_size = int(device.page_size)
         self.read: Optional[ReadPlan] = None
         self._started = time.perf_counter()
@@ -75,6 +80,8 @@ class DeviceExecutor:
     def start(self, read: ReadPlan) -> None:
         """Installs the CSV StorageApp with this read's plan (MINIT), one instance per engine worker."""
         self.read = read
+        self.host.start(read)  # the fallback parses against the same plan (a no-op if the reader started it)
+        self.engine = self.device.engine
         self.origin = read.source.origin
         self._estimate = OutputEstimate(len(read.columns))
         self._specs = column_specs(read)
@@ -100,7 +107,8 @@ class DeviceExecutor:
             raise
 
     def close(self) -> None:
-        """Frees every instance and the stream, whatever fails on the way."""
+        """Frees every instance, the stream and the scratch buffers, whatever fails on the way."""
+        self._scratch.clear()
         if self._instances is None:
             return
         instances, self._instances = self._instances, None
@@ -161,9 +169,10 @@ class DeviceExecutor:
         attempt = 0
         while attempt < MAX_ATTEMPTS:
             fault = self.device.fault_for(self.task_number(span.offset), attempt)
-            if fault:
-                result.faults[FAULT_NAMES[fault]] = result.faults.get(FAULT_NAMES[fault], 0) + 1
             done = self._submit(first_page, n_pages, layout, result, fault)
+            met = FAULT_NAMES[fault] if fault else FAULT_OF_STATUS.get(done.status)
+            if met:
+                result.faults[met] = result.faults.get(met, 0) + 1
             if done.status == Status.OUT_OF_SPACE and estimate is not None:
                 self._estimate.fused_gave_up |= plan.fast is not None  # a fused parse never runs out of space
                 estimate = None  # an emulator artifact, not a fault: retry with room for anything
@@ -265,6 +274,7 @@ class TaskRecorder(HostOnly):
         super().__init__(page_size)
         self.tasks: list[TaskWork] = []
 
-    def schedule(self, tasks, split, wall_s):
+    def schedule(self, tasks: Sequence[TaskWork], split: SplitPolicy, wall_s: float) -> Schedule:
+        """Keeps ``tasks``, then schedules them as :class:`HostOnly` does."""
         self.tasks = list(tasks)
         return super().schedule(tasks, split, wall_s)

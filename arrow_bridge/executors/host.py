@@ -22,12 +22,10 @@ import numpy as np
 from arrow_bridge.converters import TokenizedSpan
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.fast_path import row_capacity_hint
-from arrow_bridge.kernels.status import BAD_ROWS, NEEDS_MORE, OK
+from arrow_bridge.kernels.status import BAD_ROWS, BAD_ROWS_KEPT, NEEDS_MORE, OK
 from arrow_bridge.kernels.tokenizer import count_line_breaks, tokenize
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
-
-BAD_ROWS_KEPT = 4096  # bad-row records a span keeps for on_bad_lines reports
 
 
 class HostExecutor:
@@ -38,6 +36,9 @@ class HostExecutor:
 
     # ---- the SpanExecutor protocol -------------------------------------------------------------
     def start(self, read: ReadPlan) -> None:
+        """Parses against ``read`` from now on (starting twice with the same plan is harmless)."""
+        if self.read is not None and self.read is not read:
+            raise RuntimeError("a HostExecutor serves one read at a time")
         self.read = read
 
     def takes(self, offset: int, length: int) -> bool:
@@ -60,7 +61,7 @@ class HostExecutor:
         return None
 
     def close(self) -> None:
-        pass
+        self.read = None
 
     # ---- the two paths --------------------------------------------------------------------------
     def parse_fast(self, span: Span, plan: SpanPlan, result: SpanResult) -> bool:
