@@ -91,7 +91,7 @@ def summarizer_sweep(path: Path, threads: int, plot: Path, block_size: int) -> d
     print(f"   best static {best['split']} {best['makespan_s']:.3f}s; dynamic {dynamic['makespan_s']:.3f}s "
           f"({gap:+.1%}; expected within +5%)")
     _plot_sweep(rows, plot)
-    return {"rows": rows, "best_static": best["split"], "dynamic_vs_best": gap, "plot": str(plot)}
+    return {"rows": rows, "best_static": best["split"], "dynamic_vs_best": gap, "plot": plot.name}  # beside the results file
 
 
 def _plot_sweep(rows: list[dict], out: Path) -> None:

@@ -10,7 +10,10 @@ from typing import Callable
 
 import pytest
 
+from arrow_bridge.kernels import formatting
+from arrow_bridge.kernels.format_app import csv_format
 from device_emulator import ComputationalSSD, FaultPlan
+from ndp_core import Engine
 
 # Quoted delimiters and a quoted line break, an empty float and an empty bool, dates.
 _SAMPLE_HEADER = b"id,name,price,day,ok\n"
@@ -58,3 +61,52 @@ def devices():
     yield device
     for ssd in made.values():
         ssd.close()
+
+
+@pytest.fixture()
+def mwrite_engine():
+    """An engine with 64-byte pages, so that a few rows of text fill several."""
+    with Engine(page_size=64, cores=1, queue_depth=4) as engine:
+        yield engine
+
+
+@pytest.fixture()
+def mwrite_app(mwrite_engine, tmp_path):
+    """``(instance, stream, path)``: a fresh writer app instance (MWRITE) writing one file."""
+    path = tmp_path / "out.csv"
+    stream = mwrite_engine.stream_create(str(path), writable=True)
+    inst = mwrite_engine.minit(csv_format.address, state_size=formatting.STATE_HEADER + mwrite_engine.page_size,
+                               streams=[stream])
+    yield inst, stream, path
+    mwrite_engine.mdeinit(inst)
+    mwrite_engine.stream_close(stream)
+
+
+class EngineOnlyDevice:
+    """The two attributes write_csv needs from a device (ComputationalSSD has more)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.page_size = engine.page_size
+
+
+@pytest.fixture
+def make_engine_device():
+    """``make_engine_device(**engine_options)``: a device that is only an engine (for the
+    writer's MWRITE path), closed after the test."""
+    engines = []
+
+    def make(**options) -> EngineOnlyDevice:
+        engines.append(Engine(**options))
+        return EngineOnlyDevice(engines[-1])
+
+    yield make
+    for engine in engines:
+        engine.close()
+
+
+@pytest.fixture(scope="module")
+def engine_device():
+    """A device that is only an engine (4 KiB pages, 2 workers), for the writer's MWRITE path."""
+    with Engine(page_size=4096, cores=2, queue_depth=16) as engine:
+        yield EngineOnlyDevice(engine)

@@ -13,25 +13,7 @@ from arrow_bridge.kernels import formatting
 from arrow_bridge.kernels.format_app import csv_format
 
 ndp_core = pytest.importorskip("ndp_core")
-PAGE = 64
 COUNTERS = formatting.WRITER_COUNTERS
-
-
-@pytest.fixture()
-def engine():
-    with ndp_core.Engine(page_size=PAGE, cores=1, queue_depth=4) as engine:
-        yield engine
-
-
-@pytest.fixture()
-def app(engine, tmp_path):
-    """``(instance, stream, path)`` of a fresh app instance writing one file."""
-    path = tmp_path / "out.csv"
-    stream = engine.stream_create(str(path), writable=True)
-    inst = engine.minit(csv_format.address, state_size=formatting.STATE_HEADER + PAGE, streams=[stream])
-    yield inst, stream, path
-    engine.mdeinit(inst)
-    engine.stream_close(stream)
 
 
 def batch_of(table: pa.Table, flags: int) -> np.ndarray:
@@ -51,8 +33,8 @@ TABLE = pa.table({"i": [1, None, -3], "f": [0.1, 2.5, None], "s": ["a,b", None, 
                   "d": pa.array([0, 1, None], pa.date32()), "b": [True, False, None]})
 
 
-def test_batches_come_out_in_whole_pages_and_the_last_flushes(engine, app):
-    inst, stream, path = app
+def test_batches_come_out_in_whole_pages_and_the_last_flushes(mwrite_engine, mwrite_app):
+    inst, stream, path = mwrite_app
     first = batch_of(TABLE, formatting.F_HEADER_LINE)
     last = batch_of(TABLE, formatting.F_LAST)
     want = host_text(first) + host_text(last)
@@ -60,13 +42,13 @@ def test_batches_come_out_in_whole_pages_and_the_last_flushes(engine, app):
     written_total, page = 0, 0
     for batch in (first, last):
         out = np.empty(1 << 12, np.uint8)
-        done = engine.wait(engine.submit_mwrite(inst, stream, page, batch, [out], counters))
+        done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, page, batch, [out], counters))
         assert done.status == ndp_core.Status.OK
         written = done.result_sizes[0]
         if batch is first:
-            assert written % PAGE == 0 and written < len(host_text(first))
+            assert written % mwrite_engine.page_size == 0 and written < len(host_text(first))
         written_total += written
-        page += written // PAGE
+        page += written // mwrite_engine.page_size
     assert written_total == len(want) and path.read_bytes()[:len(want)] == want
     values = COUNTERS.values(counters)
     assert values["rows"] == 6 and values["fields"] == 30 and values["batches"] == 2
@@ -74,40 +56,40 @@ def test_batches_come_out_in_whole_pages_and_the_last_flushes(engine, app):
     assert values["string_bytes"] == 2 * len("a,b") and values["bytes_scanned"] == first.size + last.size
 
 
-def test_a_small_output_is_out_of_space_with_the_size_needed_and_no_trace(engine, app):
-    inst, stream, _ = app
+def test_a_small_output_is_out_of_space_with_the_size_needed_and_no_trace(mwrite_engine, mwrite_app):
+    inst, stream, _ = mwrite_app
     batch = batch_of(TABLE, formatting.F_HEADER_LINE | formatting.F_LAST)
     counters = COUNTERS.zeros()
-    done = engine.wait(engine.submit_mwrite(inst, stream, 0, batch, [np.empty(8, np.uint8)], counters))
+    done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, 0, batch, [np.empty(8, np.uint8)], counters))
     assert done.status == ndp_core.Status.OUT_OF_SPACE and done.result_sizes[0] == len(host_text(batch))
     assert not counters.any()
-    done = engine.wait(engine.submit_mwrite(inst, stream, 0, batch, [np.empty(done.result_sizes[0], np.uint8)],
+    done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, 0, batch, [np.empty(done.result_sizes[0], np.uint8)],
                                             counters))
     assert done.status == ndp_core.Status.OK and COUNTERS.values(counters)["batches"] == 1
 
 
-def test_bad_input_names_the_field_or_minus_one(engine, app):
-    inst, stream, _ = app
+def test_bad_input_names_the_field_or_minus_one(mwrite_engine, mwrite_app):
+    inst, stream, _ = mwrite_app
     out = [np.empty(1 << 12, np.uint8)]
     dates = pa.table({"x": [1, 2], "d": pa.array([0, 2_932_897], pa.date32())})  # 10000-01-01: no CSV text
-    done = engine.wait(engine.submit_mwrite(inst, stream, 0, batch_of(dates, formatting.F_LAST), out))
+    done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, 0, batch_of(dates, formatting.F_LAST), out))
     assert done.status == ndp_core.Status.BAD_INPUT and done.error_offset == 1 * 2 + 1
-    done = engine.wait(engine.submit_mwrite(inst, stream, 0, np.zeros(256, np.uint8), out))
+    done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, 0, np.zeros(256, np.uint8), out))
     assert done.status == ndp_core.Status.BAD_INPUT and done.error_offset == -1
-    done = engine.wait(engine.submit_mwrite(inst, stream, 0, batch_of(TABLE, formatting.F_LAST), []))
+    done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, 0, batch_of(TABLE, formatting.F_LAST), []))
     assert done.status == ndp_core.Status.BAD_INPUT  # nowhere to put the text
 
 
-def test_a_state_without_room_for_a_page_is_bad_input(engine, tmp_path):
-    stream = engine.stream_create(str(tmp_path / "x.csv"), writable=True)
-    inst = engine.minit(csv_format.address, state_size=formatting.STATE_HEADER, streams=[stream])
+def test_a_state_without_room_for_a_page_is_bad_input(mwrite_engine, tmp_path):
+    stream = mwrite_engine.stream_create(str(tmp_path / "x.csv"), writable=True)
+    inst = mwrite_engine.minit(csv_format.address, state_size=formatting.STATE_HEADER, streams=[stream])
     try:
-        done = engine.wait(engine.submit_mwrite(inst, stream, 0, batch_of(TABLE, formatting.F_LAST),
+        done = mwrite_engine.wait(mwrite_engine.submit_mwrite(inst, stream, 0, batch_of(TABLE, formatting.F_LAST),
                                                 [np.empty(1 << 12, np.uint8)]))
         assert done.status == ndp_core.Status.BAD_INPUT and done.error_offset == -1
     finally:
-        engine.mdeinit(inst)
-        engine.stream_close(stream)
+        mwrite_engine.mdeinit(inst)
+        mwrite_engine.stream_close(stream)
 
 
 def test_statuses_are_the_abi_s():

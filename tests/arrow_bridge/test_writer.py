@@ -36,20 +36,6 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 I64_MIN, I64_MAX, U64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 
 
-class TinyDevice:
-    """The two attributes write_csv needs from a device (ComputationalSSD has more)."""
-
-    def __init__(self, engine):
-        self.engine = engine
-        self.page_size = engine.page_size
-
-
-@pytest.fixture(scope="module")
-def device():
-    with ndp_core.Engine(page_size=4096, cores=2, queue_depth=16) as engine:
-        yield TinyDevice(engine)
-
-
 # --------------------------------------------------------------------------
 # Helpers.
 # --------------------------------------------------------------------------
@@ -380,13 +366,13 @@ def test_many_batches_and_chunks_give_the_same_text():
     assert_same(read_exact(whole, table.schema), table)
 
 
-def test_host_and_device_write_identical_files(tmp_path, device):
+def test_host_and_device_write_identical_files(tmp_path, engine_device):
     table = mixed_table(5000)
     host = tmp_path / "host.csv"
     dev = tmp_path / "device.csv"
     dev.write_bytes(b"x" * 2_000_000)  # an older, longer file: must end up truncated
     r_host = write_csv(table, host, batch_rows=700)
-    r_dev = write_csv(table, dev, device=device, batch_rows=700)
+    r_dev = write_csv(table, dev, device=engine_device, batch_rows=700)
     assert dev.read_bytes() == host.read_bytes()
     assert r_dev.device and not r_host.device
     assert r_dev.bytes_written == r_host.bytes_written == os.path.getsize(dev)
@@ -397,36 +383,36 @@ def test_host_and_device_write_identical_files(tmp_path, device):
 
 
 @pytest.mark.parametrize("page_size", [1, 1000, 65536])
-def test_device_pages_land_contiguously_for_any_page_size(tmp_path, page_size):
+def test_device_pages_land_contiguously_for_any_page_size(tmp_path, make_engine_device, page_size):
     table = mixed_table(400, seed=page_size)
     want = text_of(table)
-    with ndp_core.Engine(page_size=page_size, cores=1, queue_depth=4) as engine:
-        for batch_rows in (1, 64, 1000):
-            path = tmp_path / f"p{page_size}_{batch_rows}.csv"
-            write_csv(table, path, device=TinyDevice(engine), batch_rows=batch_rows)
-            assert path.read_bytes() == want
+    device = make_engine_device(page_size=page_size, cores=1, queue_depth=4)
+    for batch_rows in (1, 64, 1000):
+        path = tmp_path / f"p{page_size}_{batch_rows}.csv"
+        write_csv(table, path, device=device, batch_rows=batch_rows)
+        assert path.read_bytes() == want
 
 
-def test_device_small_outputs(tmp_path, device):
+def test_device_small_outputs(tmp_path, engine_device):
     for table in (pa.table({"a": pa.array([], pa.int64())}), pa.table({}), pa.table({"s": ["x"]})):
         for header in (True, False):
             path = tmp_path / "small.csv"
-            write_csv(table, path, device=device, header=header)
+            write_csv(table, path, device=engine_device, header=header)
             assert path.read_bytes() == text_of(table, header=header)
 
 
-def test_out_of_space_is_retried_with_the_size_asked_for(tmp_path, device):
+def test_out_of_space_is_retried_with_the_size_asked_for(tmp_path, engine_device):
     table = pa.table({"q": ['"' * 500] * 200, "n": list(range(200))})  # quotes double: over the estimate
     want = b'q,n\n' + b"".join(b'"' + b'"' * 1000 + b'",' + str(i).encode() + b"\n" for i in range(200))
     sink = io.BytesIO()
     r_host = write_csv(table, sink, batch_rows=50)
     assert sink.getvalue() == want and r_host.retries == 4
-    r_dev = write_csv(table, tmp_path / "q.csv", device=device, batch_rows=50)
+    r_dev = write_csv(table, tmp_path / "q.csv", device=engine_device, batch_rows=50)
     assert (tmp_path / "q.csv").read_bytes() == want and r_dev.retries == 4
     assert r_dev.counters == r_host.counters  # the failed attempts left no trace
 
 
-def test_every_batch_retries_when_the_estimate_is_tiny(tmp_path, device, monkeypatch):
+def test_every_batch_retries_when_the_estimate_is_tiny(tmp_path, engine_device, monkeypatch):
     table = mixed_table(500)
     want = text_of(table, batch_rows=100)
     real_encode = writer_module._Encoder.encode
@@ -438,7 +424,7 @@ def test_every_batch_retries_when_the_estimate_is_tiny(tmp_path, device, monkeyp
     monkeypatch.setattr(writer_module._Encoder, "encode", tiny_estimate)
     sink = io.BytesIO()
     assert write_csv(table, sink, batch_rows=100).retries == 5 and sink.getvalue() == want
-    assert write_csv(table, tmp_path / "t.csv", device=device, batch_rows=100).retries == 5
+    assert write_csv(table, tmp_path / "t.csv", device=engine_device, batch_rows=100).retries == 5
     assert (tmp_path / "t.csv").read_bytes() == want
 
 
@@ -483,8 +469,8 @@ def test_kernel_rejects_malformed_batches():
     assert fk.format_batch(truncated, out, 0, empty_counters()) == (BAD_VALUE, 0, -1)
 
 
-def test_device_app_rejects_a_malformed_batch(tmp_path, device):
-    engine = device.engine
+def test_device_app_rejects_a_malformed_batch(tmp_path, engine_device):
+    engine = engine_device.engine
     path = tmp_path / "junk.csv"
     stream = engine.stream_create(str(path), writable=True)
     inst = engine.minit(csv_format.address, state_size=fk.STATE_HEADER + 4096, streams=[stream])
@@ -507,9 +493,9 @@ def test_device_app_rejects_a_malformed_batch(tmp_path, device):
     (pa.array([253_402_300_800], pa.timestamp("s")), 0),
     (pa.array([0, 86_400_000], pa.time32("ms")), 1),
 ])
-def test_values_csv_cannot_hold_are_clear_errors(tmp_path, device, column, row):
+def test_values_csv_cannot_hold_are_clear_errors(tmp_path, engine_device, column, row):
     table = pa.table({"ok": pa.array(range(len(column))), "bad": column})
-    for dev in (None, device):
+    for dev in (None, engine_device):
         path = tmp_path / "bad.csv"
         with pytest.raises(ValueError, match=re.escape(f"column 'bad' ({column.type}) row {row}:")):
             write_csv(table, path, device=dev, batch_rows=1)
@@ -538,7 +524,7 @@ def test_bad_arguments_are_clear_errors(tmp_path, kwargs, error, match):
     assert not path.exists()
 
 
-def test_unsupported_inputs_are_clear_errors(tmp_path, device):
+def test_unsupported_inputs_are_clear_errors(tmp_path, engine_device):
     path = tmp_path / "never.csv"
     with pytest.raises(TypeError, match="column 'l' of type list<item: int64>"):
         write_csv(pa.table({"l": [[1]]}), path)
@@ -547,7 +533,7 @@ def test_unsupported_inputs_are_clear_errors(tmp_path, device):
     with pytest.raises(TypeError, match="pyarrow.Table"):
         write_csv([1, 2], path)
     with pytest.raises(TypeError, match="file object"):
-        write_csv(pa.table({"a": [1]}), io.BytesIO(), device=device)
+        write_csv(pa.table({"a": [1]}), io.BytesIO(), device=engine_device)
     assert not path.exists()
 
 

@@ -137,3 +137,20 @@ def numeric_leaves():
 def perturb():
     """``perturb(value)``: a different number of the same type (half, or one more / 1.0 from zero)."""
     return _perturb
+
+
+# gpu_profile's settings: the P2P path capped at 0.5 MB/s with no per-command overhead, host -> GPU
+# copies at 2 MB/s; the GPU draws 10 W while data lands in its memory, 2 W otherwise.
+P2P = {"enabled": True, "max_MBps": 0.5, "per_command_overhead_us": 0.0, "h2d_MBps": 2.0, "h2d_overhead_us": 0.0}
+GPU_W = {"active_W": 10.0, "idle_W": 2.0}
+
+
+@pytest.fixture
+def gpu_profile(simple_profile):
+    """``gpu_profile(**overrides)``: the simple profile with the P2P path and GPU power above."""
+    def make(**extra):
+        p = simple_profile(p2p=P2P)
+        p = p.with_overrides(**{"power.p2p.active_W": GPU_W["active_W"], "power.p2p.idle_W": GPU_W["idle_W"]})
+        return p.with_overrides(**extra) if extra else p
+
+    return make

@@ -14,22 +14,9 @@ US = 1e-6
 
 approx = lambda x: pytest.approx(x, rel=1e-9, abs=1e-12)  # noqa: E731
 
-# The P2P path is capped at 0.5 MB/s (the link runs at 1 MB/s): 50 object bytes take
-# 100 us. Host -> GPU copies run at 2 MB/s: 50 bytes in 25 us. The GPU draws 10 W while
-# data lands in its memory, 2 W otherwise; nothing else draws power.
-P2P = {"enabled": True, "max_MBps": 0.5, "per_command_overhead_us": 0.0, "h2d_MBps": 2.0, "h2d_overhead_us": 0.0}
-GPU_W = {"active_W": 10.0, "idle_W": 2.0}
-
-
-@pytest.fixture
-def gpu_profile(simple_profile):
-    """``gpu_profile(**overrides)``: the simple profile with the P2P path and GPU power above."""
-    def make(**extra):
-        p = simple_profile(p2p=P2P)
-        p = p.with_overrides(**{"power.p2p.active_W": GPU_W["active_W"], "power.p2p.idle_W": GPU_W["idle_W"]})
-        return p.with_overrides(**extra) if extra else p
-
-    return make
+# With gpu_profile (conftest.py) the P2P path is capped at 0.5 MB/s (the link runs at 1 MB/s):
+# 50 object bytes take 100 us. Host -> GPU copies run at 2 MB/s: 50 bytes in 25 us. The GPU
+# draws 10 W while data lands in its memory, 2 W otherwise; nothing else draws power.
 
 
 def spans(report, resource):
