@@ -26,7 +26,7 @@ from arrow_bridge.converters import STRINGS, ValueRules, conversion_spec, wrap_b
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels import columns
-from arrow_bridge.kernels.span_layout import FUSED_REGIONS
+from arrow_bridge.kernels.span_layout import FUSED_REGIONS, fused_column_words
 from arrow_bridge.kernels.status import OK, READER_COUNTERS
 from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse
 from arrow_bridge.kernels.tokenizer import NO_CHAR
@@ -83,6 +83,7 @@ class FastPlan:
         self.slots = np.zeros(ncols, dtype=np.int64)
         self.params = np.zeros((ncols, 3), dtype=np.int64)
         self.counts = [0] * 5
+        self._column_words: Optional[list[int]] = None
         self.columns: list[_Column] = []
         for index, type_ in columns:
             spec = conversion_spec(type_, rules)
@@ -94,6 +95,14 @@ class FastPlan:
             self.kinds[index], self.slots[index] = column.kind, column.slot
             self.params[index] = ((int(spec.check_utf8), int(rules.strings_can_be_null), 0)
                                   if spec.kind == STRINGS else spec.params)
+
+    @property
+    def column_words(self) -> list[int]:
+        """Its per-file-column words for a device task's fused section
+        (``span_layout.fused_column_words``), computed once."""
+        if self._column_words is None:
+            self._column_words = fused_column_words(self.kinds, self.slots, self.params).tolist()
+        return self._column_words
 
     @classmethod
     def build(cls, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,

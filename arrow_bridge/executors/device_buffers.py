@@ -40,13 +40,12 @@ from arrow_bridge.kernels.span_layout import (
     TASK,
     TASK_COLUMN,
     VALUE_TYPES,
-    fused_column_words,
     fused_outputs,
 )
 from arrow_bridge.kernels.status import BAD_ROWS_KEPT, NEEDS_MORE, OK
 from arrow_bridge.kernels.tokenizer import byte_classes
 from arrow_bridge.read_plan import ReadPlan
-from ndp_core.layout import align8, pack_words, read_words
+from ndp_core.layout import align8, pack_words, read_words, word_list, word_record
 
 # ---- the plan (MINIT's instance state) ----------------------------------------------------------
 def conversion_words(spec: ConversionSpec) -> np.ndarray:
@@ -108,6 +107,9 @@ def pack_plan(read: ReadPlan) -> np.ndarray:
         columns=writer.add(np.concatenate(planned).tobytes()),
         ladder=writer.add(np.concatenate(ladder).tobytes()), rungs=len(ladder))
     return writer.blob()
+
+
+TaskColumnWords = word_record(TASK_COLUMN)  # one task column's words, built by name
 
 
 # ---- one task's args and buffer sizes -----------------------------------------------------------
@@ -188,7 +190,7 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
     bad_rows = header
     arena = bad_rows + 16 * BAD_ROWS_KEPT
     bitmap = align8((capacity + 7) // 8)
-    regions = {name: [] for name in ("values", "validity", "bits", "data", "data_capacity")}
+    column_words: list[int] = []
     for j, spec in enumerate(specs):
         strings = spec is None or spec.kind == STRINGS
         values = arena
@@ -197,8 +199,8 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
         if spec is None or spec.kind == columns.BOOL:
             arena += bitmap
         room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
-        for name, value in zip(regions, (values, validity, bits, arena, room)):
-            regions[name].append(value)
+        column_words += TaskColumnWords(start_rung=rungs[j], values=values, validity=validity, bits=bits,
+                                        data=arena, data_capacity=room)
         arena += align8(room)
     general_arena = arena
     row_starts = 0
@@ -206,27 +208,21 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
     flags = ends + align8(4 * capacity * read.ncols)
     unescape = flags + align8(capacity * read.ncols)
     scratch = unescape + align8(max(length, 1))
-    fused_at = TASK.size + TASK_COLUMN.size * len(specs)
-    fused_words = None
+    fused_at = TASK.size + len(column_words)
+    fused_words: list[int] = []
     if fast is not None:
         fused_words, fused_arena, fused_scratch = fused_section(fast, capacity, length, header)
         arena = fused_arena if fused_only and estimate is not None else max(arena, fused_arena)
         scratch = max(scratch, fused_scratch)
-    args = np.zeros(fused_at + (0 if fused_words is None else len(fused_words)), dtype=np.int64)
-    pack_words(TASK, args, skip=skip, length=length, at_eof=int(at_eof), capacity=capacity, result=0,
-               bad_rows=bad_rows, row_starts=row_starts, ends=ends, flags=flags, unescape=unescape,
-               unescape_len=max(length, 1), general_size=general_arena, arena_size=arena, scratch_size=scratch,
-               fused=0 if fused_words is None else fused_at)
-    per_column = args[TASK.size: fused_at].reshape(len(specs), TASK_COLUMN.size)
-    per_column[:, TASK_COLUMN.start_rung] = rungs
-    for name, values in regions.items():
-        per_column[:, getattr(TASK_COLUMN, name)] = values
-    if fused_words is not None:
-        args[fused_at:] = fused_words
+    head = word_list(TASK, skip=skip, length=length, at_eof=int(at_eof), capacity=capacity, result=0,
+                     bad_rows=bad_rows, row_starts=row_starts, ends=ends, flags=flags, unescape=unescape,
+                     unescape_len=max(length, 1), general_size=general_arena, arena_size=arena,
+                     scratch_size=scratch, fused=fused_at if fast is not None else 0)
+    args = np.array(head + column_words + fused_words, dtype=np.int64)
     return TaskLayout(args, arena, scratch, fast)
 
 
-def fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) -> tuple[np.ndarray, int, int]:
+def fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) -> tuple[list[int], int, int]:
     """The args of a fused attempt (a :data:`FUSED` section and its per-column
     words) and the arena and scratch sizes it needs. Its arena regions start
     at ``arena_at``, over the general layout's (an attempt that gives up
@@ -238,10 +234,9 @@ def fused_section(plan: FastPlan, capacity: int, length: int, arena_at: int) -> 
         regions[name] = arena_at
         arena_at += align8(np.dtype(dtype).itemsize * math.prod(shape))
     n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
-    head = pack_words(FUSED, capacity=rows, n_i64=n_i64, n_i32=n_i32, n_f64=n_f64, n_bits=n_bits, n_str=n_str,
-                      data=0, stride=data_stride(length), **regions)
-    words = np.concatenate([head, fused_column_words(plan.kinds, plan.slots, plan.params)])
-    return words, arena_at, plan.string_bytes(length)
+    head = word_list(FUSED, capacity=rows, n_i64=n_i64, n_i32=n_i32, n_f64=n_f64, n_bits=n_bits, n_str=n_str,
+                     data=0, stride=data_stride(length), **regions)
+    return head + plan.column_words, arena_at, plan.string_bytes(length)
 
 
 # ---- reading a task's arena back ----------------------------------------------------------------
