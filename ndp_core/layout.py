@@ -6,14 +6,14 @@ the host code that packs and reads them must agree on where each word lies.
 whose fields are word offsets: Python reads it by name, and Numba-compiled
 apps read the very same global (a tuple of ints is a compile-time constant).
 
->>> from ndp_core.layout import word_layout, pack_words, read_words
+>>> from ndp_core.layout import word_layout, pack_words
 >>> HEADER = word_layout("Header", ["status", "rows", ("spans", 2)])
 >>> HEADER.rows, HEADER.spans, HEADER.size
 (1, 2, 4)
 >>> words = pack_words(HEADER, rows=3, spans=[7, 8])
 >>> words.tolist()
 [0, 3, 7, 8]
->>> read_words(HEADER, words)["rows"]
+>>> int(words[HEADER.rows])
 3
 >>> word_layout("Padded", ["a", "b"], size=4)
 Padded(a=0, b=1, reserved=2, size=4)
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import zlib
 from collections import namedtuple
-from typing import Any, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -139,9 +139,3 @@ def pack_words(layout: NamedTuple, out: Optional[np.ndarray] = None, **values: A
         else:
             words[at: at + width] = value
     return words
-
-
-def read_words(layout: NamedTuple, words: np.ndarray) -> Mapping[str, Any]:
-    """``{field: value}`` of ``words`` (a multi-word field as an array view)."""
-    return {field: int(words[at]) if width == 1 else words[at: at + width]
-            for field, (at, width) in type(layout)._field_spans.items()}

@@ -45,7 +45,7 @@ from arrow_bridge.kernels.span_layout import (
 from arrow_bridge.kernels.status import BAD_ROWS_KEPT, NEEDS_MORE, OK
 from arrow_bridge.kernels.tokenizer import byte_classes
 from arrow_bridge.read_plan import ReadPlan
-from ndp_core.layout import align8, pack_words, read_words, word_list, word_record
+from ndp_core.layout import align8, pack_words, word_list, word_record
 
 # ---- the plan (MINIT's instance state) ----------------------------------------------------------
 def conversion_words(spec: ConversionSpec) -> np.ndarray:
@@ -190,18 +190,24 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
     bad_rows = header
     arena = bad_rows + 16 * BAD_ROWS_KEPT
     bitmap = align8((capacity + 7) // 8)
-    column_words: list[int] = []
+    by_field: dict[str, list[int]] = {name: [] for name in TaskColumnWords._fields}
+    by_field["start_rung"] = list(rungs)
+    values, validity, bits, data, rooms = (by_field[name] for name in
+                                           ("values", "validity", "bits", "data", "data_capacity"))
     for j, spec in enumerate(specs):
         strings = spec is None or spec.kind == STRINGS
-        values = arena
-        validity = values + align8(_value_width(spec) * (capacity + 1))
-        bits = arena = validity + bitmap
+        values.append(arena)
+        bits_at = arena = arena + align8(_value_width(spec) * (capacity + 1)) + bitmap
+        validity.append(bits_at - bitmap)
+        bits.append(bits_at)
         if spec is None or spec.kind == columns.BOOL:
             arena += bitmap
         room = (length if estimate is None else estimate.string_bytes(j, length)) if strings else 0
-        column_words += TaskColumnWords(start_rung=rungs[j], values=values, validity=validity, bits=bits,
-                                        data=arena, data_capacity=room)
+        data.append(arena)
+        rooms.append(room)
         arena += align8(room)
+    # Interleaved into one TASK_COLUMN row per column, in the layout's field order.
+    column_words = [word for row in zip(*(by_field[name] for name in TaskColumnWords._fields)) for word in row]
     general_arena = arena
     row_starts = 0
     ends = row_starts + align8(4 * capacity)
@@ -249,23 +255,25 @@ def read_arena(arena: np.ndarray, scratch: np.ndarray, layout: TaskLayout, read:
     nplanned = len(read.columns)
     at = int(args[TASK.result])
     words = arena[at: at + 8 * (RESULT.size + RESULT_COLUMN.size * nplanned)].view(np.int64)
-    head = read_words(RESULT, words)
+    head = words[: RESULT.size].tolist()  # one conversion, then plain ints by field
     per_column = words[RESULT.size:].reshape(nplanned, RESULT_COLUMN.size)
-    nrows = head["nrows"]
-    result.status, result.nrows, result.line_breaks = head["status"], nrows, head["lines"]
-    result.parsed = head["parsed"]
-    if head["n_bad_rows"]:
+    nrows = head[RESULT.nrows]
+    result.status, result.nrows, result.line_breaks = head[RESULT.status], nrows, head[RESULT.lines]
+    result.parsed = head[RESULT.parsed]
+    n_bad = head[RESULT.n_bad_rows]
+    if n_bad:
         at = int(args[TASK.bad_rows])
         bad = arena[at: at + 16 * BAD_ROWS_KEPT].view(np.int64)
-        result.bad_rows = bad.reshape(-1, 2)[: min(head["n_bad_rows"], BAD_ROWS_KEPT)].copy()
+        result.bad_rows = bad.reshape(-1, 2)[: min(n_bad, BAD_ROWS_KEPT)].copy()
     if result.status not in (OK, NEEDS_MORE):
-        result.error_at = head["error_at"]
+        result.error_at = head[RESULT.error_at]
         return
     estimate.learn(result.parsed, nrows, per_column[:, RESULT_COLUMN.string_bytes].tolist())
+    fused = head[RESULT.fused]
     if layout.fast is not None:
-        estimate.fused_gave_up = not head["fused"]
+        estimate.fused_gave_up = not fused
     result.rungs = per_column[:, RESULT_COLUMN.rung].tolist()
-    if head["fused"]:
+    if fused:
         fused = args[args[TASK.fused]:]
         arrays = layout.fast.wrap(nrows, FusedBuffers(*fused_outputs(arena, scratch, fused, read.ncols)))
         result.columns = read.planned_columns(arrays)
@@ -280,9 +288,9 @@ def read_arena(arena: np.ndarray, scratch: np.ndarray, layout: TaskLayout, read:
         result.columns.append(wrap_column(arena, task_columns[j], type_, read, nrows,
                                           int(per_column[j, RESULT_COLUMN.null_count]),
                                           int(per_column[j, RESULT_COLUMN.string_bytes])))
-    if head["bad_column"] >= 0:
-        j = head["bad_column"]
-        result.bad_value = (head["bad_row"], j, head["bad_offset"])
+    if head[RESULT.bad_column] >= 0:
+        j = head[RESULT.bad_column]
+        result.bad_value = (head[RESULT.bad_row], j, head[RESULT.bad_offset])
         result.columns[j] = None
 
 
