@@ -54,6 +54,9 @@ class CsvReader:
         self.offload = list(offload)
         if device is not None:
             self.offload.append(DeviceExecutor(device, split, self.host))
+        elif split != "host":  # it would quietly run on the host, with no Report
+            raise ValueError(f"split={split!r} needs a device: pass device= (a ComputationalSSD, a profile name "
+                             "such as 'modern-gen4', or ndp_core.device.HostOnly())")
         self.report: Optional[Report] = None  # the offload run's Report, when there was one
 
     # ---- driver -------------------------------------------------------------------------------------

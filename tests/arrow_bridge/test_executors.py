@@ -116,3 +116,10 @@ def test_an_app_refuses_a_plan_of_other_layouts_and_the_host_parses(write_file, 
     report = runs.total
     assert report.pages["device"] == 0 and report.pages["raw"] > 0
     assert report.faults["app_failure"] == report.tasks  # what the model charged: each task fell back
+
+
+@pytest.mark.parametrize("split", ["device", "dynamic", "static:0.5"])
+def test_a_split_without_a_device_is_an_error_not_a_quiet_host_read(write_file, split):
+    path = write_file("rows.csv", TEXT)
+    with pytest.raises(ValueError, match=f"split='{split}' needs a device"):
+        arrow_bridge.read_csv(path, split=split)
