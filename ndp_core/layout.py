@@ -6,14 +6,14 @@ the host code that packs and reads them must agree on where each word lies.
 whose fields are word offsets: Python reads it by name, and Numba-compiled
 apps read the very same global (a tuple of ints is a compile-time constant).
 
->>> from ndp_core.layout import word_layout, pack_words
+>>> from ndp_core.layout import word_layout, word_list
 >>> HEADER = word_layout("Header", ["status", "rows", ("spans", 2)])
 >>> HEADER.rows, HEADER.spans, HEADER.size
 (1, 2, 4)
->>> words = pack_words(HEADER, rows=3, spans=[7, 8])
->>> words.tolist()
+>>> words = word_list(HEADER, rows=3, spans=[7, 8])
+>>> words
 [0, 3, 7, 8]
->>> int(words[HEADER.rows])
+>>> words[HEADER.rows]
 3
 >>> word_layout("Padded", ["a", "b"], size=4)
 Padded(a=0, b=1, reserved=2, size=4)
@@ -24,7 +24,6 @@ import zlib
 from collections import namedtuple
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
-import numpy as np
 
 Field = Union[str, tuple[str, int]]
 RESERVED = "reserved"  # the unused words of a layout given a ``size`` beyond its fields
@@ -59,14 +58,6 @@ def word_layout(name: str, fields: Sequence[Field], size: Optional[int] = None) 
     return layout_type(*offsets, at if size is None else size)
 
 
-def _span(layout: NamedTuple, field: str) -> tuple[int, int]:
-    try:
-        return type(layout)._field_spans[field]
-    except KeyError:
-        fields = [f for f in layout._fields if f not in ("size", RESERVED)]
-        raise KeyError(f"{type(layout).__name__} has no field {field!r}; fields: {fields}") from None
-
-
 def layout_fingerprint(*parts: Any) -> int:
     """A version number for an app's layouts (and any constants its compiled
     code bakes in): it changes whenever one of them does. An app compiles it
@@ -95,47 +86,33 @@ def align8(nbytes: int) -> int:
     return (nbytes + 7) & ~7
 
 
-def word_record(layout: NamedTuple) -> type:
-    """A record type with the layout's fields in layout order (every field one
-    word, no reserved room): build a record by keyword and it *is* the layout's
-    words, the cheap way to pack many small rows a driver sends per command.
+def fields_of(layout: NamedTuple) -> tuple[str, ...]:
+    """The layout's fields in word order (without ``size`` and ``reserved``).
 
-    >>> Row = word_record(word_layout("Row", ["start", "length"]))
-    >>> list(Row(length=5, start=2))
-    [2, 5]
+    >>> fields_of(word_layout("Row", ["start", "length"], size=4))
+    ('start', 'length')
     """
-    spans = type(layout)._field_spans
-    if any(width != 1 for _, width in spans.values()) or RESERVED in layout._fields:
-        raise ValueError(f"{type(layout).__name__}: a word record needs one-word fields and no reserved room")
-    return namedtuple(type(layout).__name__ + "Words", list(spans))
+    return tuple(type(layout)._field_spans)
 
 
-def word_list(layout: NamedTuple, **values: int) -> list[int]:
-    """The layout's words as a list, ``values`` by field name and 0 elsewhere
-    (single-word fields only): the cheap way to build many small records that
-    become one array, as a driver does for every command.
+def word_list(layout: NamedTuple, **values: Any) -> list[int]:
+    """The layout's ``size`` words, ``values`` by field name (a sequence for a
+    multi-word field) and 0 elsewhere: the one way a driver packs a plan, an
+    argument block or a row, joined into arrays as it needs.
 
-    >>> word_list(word_layout("Row", ["start", "length"]), length=5)
-    [0, 5]
+    >>> word_list(word_layout("Row", ["start", ("pair", 2)]), pair=[7, 8])
+    [0, 7, 8]
     """
     words = [0] * layout.size
     spans = type(layout)._field_spans
     for field, value in values.items():
-        at, width = spans[field] if field in spans else _span(layout, field)  # _span raises the clear error
-        if width != 1:
-            raise ValueError(f"word_list fills one-word fields; {field!r} spans {width}")
-        words[at] = value
-    return words
-
-
-def pack_words(layout: NamedTuple, out: Optional[np.ndarray] = None, **values: Any) -> np.ndarray:
-    """Writes ``values`` by field name into ``out`` (default: zeros of
-    ``layout.size`` words); a multi-word field takes a sequence."""
-    words = np.zeros(layout.size, dtype=np.int64) if out is None else out
-    for field, value in values.items():
-        at, width = _span(layout, field)
+        if field not in spans:
+            raise KeyError(f"{type(layout).__name__} has no field {field!r}; fields: {fields_of(layout)}")
+        at, width = spans[field]
         if width == 1:
-            words[at] = value
+            words[at] = int(value)
+        elif len(value) == width:
+            words[at: at + width] = [int(v) for v in value]
         else:
-            words[at: at + width] = value
+            raise ValueError(f"{type(layout).__name__}.{field} takes {width} words, got {len(value)}")
     return words

@@ -71,7 +71,6 @@ class DeviceExecutor:
         self.engine = None  # the device's engine, from start on (asking for it starts its threads)
         self.page_size = int(device.page_size)
         self.read: Optional[ReadPlan] = None
-        self._started = time.perf_counter()
         self._stream = self._instances = None
         self._scratch: dict = {}
         self._task_queue = self.split.kind in ("static", "dynamic")

@@ -45,23 +45,22 @@ from arrow_bridge.kernels.span_layout import (
 from arrow_bridge.kernels.status import BAD_ROWS_KEPT, NEEDS_MORE, OK
 from arrow_bridge.kernels.tokenizer import byte_classes
 from arrow_bridge.read_plan import ReadPlan
-from ndp_core.layout import align8, pack_words, word_list, word_record
+from ndp_core.layout import align8, fields_of, word_list
 
 # ---- the plan (MINIT's instance state) ----------------------------------------------------------
-def conversion_words(spec: ConversionSpec) -> np.ndarray:
+def conversion_words(spec: ConversionSpec) -> list[int]:
     """One :data:`CONVERSION` row for ``spec``."""
     if spec.kind == STRINGS:
-        return pack_words(CONVERSION, kind=STRING_KIND, large_offsets=int(spec.large),
-                          string_mode=CHECK_UTF8 if spec.check_utf8 else NO_UTF8_CHECK)
-    return pack_words(CONVERSION, kind=spec.kind, params=[int(p) for p in spec.params],
-                      out_code=getattr(VALUE_TYPES, np.dtype(spec.dtype).name))
+        return word_list(CONVERSION, kind=STRING_KIND, large_offsets=int(spec.large),
+                         string_mode=CHECK_UTF8 if spec.check_utf8 else NO_UTF8_CHECK)
+    return word_list(CONVERSION, kind=spec.kind, params=[int(p) for p in spec.params],
+                     out_code=getattr(VALUE_TYPES, np.dtype(spec.dtype).name))
 
 
 class _PlanWriter:
-    """Packs the plan blob: the :data:`PLAN` header, then 8-byte aligned sections."""
+    """Collects the plan's 8-byte aligned sections, which follow its :data:`PLAN` header."""
 
     def __init__(self) -> None:
-        self.header = np.zeros(PLAN.size, dtype=np.int64)
         self.parts: list[bytes] = []
         self.size = 8 * PLAN.size
 
@@ -73,43 +72,44 @@ class _PlanWriter:
         self.size += len(padded)
         return offset
 
-    def add_spellings(self, at: int, spellings: tuple) -> None:
-        """A spelling set, its :data:`SPELLINGS` words at header word ``at``."""
-        data, offsets, first_byte_lengths, has_empty = spellings
-        words = pack_words(SPELLINGS, data=self.add(data.tobytes()), data_len=len(data),
-                           offsets=self.add(offsets.astype(np.int64).tobytes()), n_offsets=len(offsets),
-                           first_bytes=self.add(first_byte_lengths.astype(np.int64).tobytes()),
-                           has_empty=int(has_empty))
-        self.header[at: at + SPELLINGS.size] = words
+    def add_words(self, words: list[int]) -> int:
+        """Appends int64 words as a section; returns its byte offset."""
+        return self.add(np.array(words, dtype=np.int64).tobytes())
 
-    def blob(self) -> np.ndarray:
-        return np.frombuffer(self.header.tobytes() + b"".join(self.parts), dtype=np.uint8).copy()
+    def add_spellings(self, spellings: tuple) -> list[int]:
+        """Appends a spelling set's sections; returns its :data:`SPELLINGS` words."""
+        data, offsets, first_byte_lengths, has_empty = spellings
+        return word_list(SPELLINGS, data=self.add(data.tobytes()), data_len=len(data),
+                         offsets=self.add(offsets.astype(np.int64).tobytes()), n_offsets=len(offsets),
+                         first_bytes=self.add(first_byte_lengths.astype(np.int64).tobytes()),
+                         has_empty=int(has_empty))
+
+    def blob(self, header: list[int]) -> np.ndarray:
+        return np.frombuffer(np.array(header, dtype=np.int64).tobytes() + b"".join(self.parts),
+                             dtype=np.uint8).copy()
 
 
 def pack_plan(read: ReadPlan) -> np.ndarray:
     """The app's parameters for this read (MINIT's initial instance state)."""
     dialect, rules = read.dialect, read.rules
     writer = _PlanWriter()
-    writer.add_spellings(PLAN.nulls, rules.nulls)
-    writer.add_spellings(PLAN.trues, rules.trues)
-    writer.add_spellings(PLAN.falses, rules.falses)
-    planned = [pack_words(PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
-                          conversion=conversion_words(conversion_spec(c.type, rules)) if c.type is not None
-                          else np.zeros(CONVERSION.size, np.int64))
-               for c in read.columns]
-    ladder = [conversion_words(conversion_spec(t, rules)) for t in INFERENCE_LADDER]
-    pack_words(
-        PLAN, writer.header, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
+    planned = [word for c in read.columns for word in word_list(
+        PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
+        conversion=conversion_words(conversion_spec(c.type, rules)) if c.type is not None else [0] * CONVERSION.size)]
+    ladder = [word for t in INFERENCE_LADDER for word in conversion_words(conversion_spec(t, rules))]
+    header = word_list(
+        PLAN, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
         delimiter=dialect.delimiter, quote=dialect.quote, escape=dialect.escape,
         double_quote=int(dialect.double_quote), skip_bad_rows=int(read.opts.on_bad_lines != "error"),
         quoted_nulls=int(rules.quoted_nulls), strings_can_be_null=int(rules.strings_can_be_null),
+        nulls=writer.add_spellings(rules.nulls), trues=writer.add_spellings(rules.trues),
+        falses=writer.add_spellings(rules.falses),
         byte_classes=writer.add(byte_classes(dialect.delimiter, dialect.escape).tobytes()),
-        columns=writer.add(np.concatenate(planned).tobytes()),
-        ladder=writer.add(np.concatenate(ladder).tobytes()), rungs=len(ladder))
-    return writer.blob()
+        columns=writer.add_words(planned), ladder=writer.add_words(ladder), rungs=len(INFERENCE_LADDER))
+    return writer.blob(header)
 
 
-TaskColumnWords = word_record(TASK_COLUMN)  # one task column's words, built by name
+_TASK_COLUMN_FIELDS = fields_of(TASK_COLUMN)
 
 
 # ---- one task's args and buffer sizes -----------------------------------------------------------
@@ -190,10 +190,7 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
     bad_rows = header
     arena = bad_rows + 16 * BAD_ROWS_KEPT
     bitmap = align8((capacity + 7) // 8)
-    by_field: dict[str, list[int]] = {name: [] for name in TaskColumnWords._fields}
-    by_field["start_rung"] = list(rungs)
-    values, validity, bits, data, rooms = (by_field[name] for name in
-                                           ("values", "validity", "bits", "data", "data_capacity"))
+    values, validity, bits, data, rooms = [], [], [], [], []
     for j, spec in enumerate(specs):
         strings = spec is None or spec.kind == STRINGS
         values.append(arena)
@@ -206,8 +203,9 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
         data.append(arena)
         rooms.append(room)
         arena += align8(room)
-    # Interleaved into one TASK_COLUMN row per column, in the layout's field order.
-    column_words = [word for row in zip(*(by_field[name] for name in TaskColumnWords._fields)) for word in row]
+    by_field = dict(start_rung=rungs, values=values, validity=validity, bits=bits, data=data, data_capacity=rooms)
+    # One TASK_COLUMN row per column, in the layout's field order (a field left out is a KeyError).
+    column_words = [word for row in zip(*(by_field[name] for name in _TASK_COLUMN_FIELDS)) for word in row]
     general_arena = arena
     row_starts = 0
     ends = row_starts + align8(4 * capacity)
