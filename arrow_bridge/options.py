@@ -47,7 +47,7 @@ class CsvOptions:
     include_missing_columns: bool = False
     decimal_point: str = "."
     check_utf8: bool = True
-    block_size: int = DEFAULT_BLOCK_SIZE
+    block_size: int | None = None  # None: a device's task size (Device.task_bytes), else DEFAULT_BLOCK_SIZE
     n_threads: int = 0  # 0: all cores
     nrows: int | None = None
     on_bad_lines: str | Callable = "error"
@@ -58,12 +58,21 @@ class CsvOptions:
         for name in ("quote_char", "escape_char"):
             if getattr(self, name) is not None:
                 _check_single_byte(name, getattr(self, name))
-        if not 1 <= self.block_size <= MAX_BLOCK_SIZE:
+        if self.block_size is not None and not 1 <= self.block_size <= MAX_BLOCK_SIZE:
             raise ValueError(f"block_size must be in [1, {MAX_BLOCK_SIZE}], got {self.block_size}")
         if self.on_bad_lines not in ON_BAD_LINES and not callable(self.on_bad_lines):
             raise ValueError(f"on_bad_lines must be one of {ON_BAD_LINES} or a callable")
         if self.nrows is not None and self.nrows < 0:
             raise ValueError("nrows must be >= 0")
+
+    @property
+    def span_bytes(self) -> int:
+        """The bytes of text per span: ``block_size``, or :data:`DEFAULT_BLOCK_SIZE` when unset.
+
+        >>> CsvOptions().span_bytes, CsvOptions(block_size=4096).span_bytes
+        (2097152, 4096)
+        """
+        return self.block_size or DEFAULT_BLOCK_SIZE
 
     @property
     def threads(self) -> int:

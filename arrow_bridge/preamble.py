@@ -64,7 +64,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     >>> pre.names, pre.data_offset, pre.data_line
     (['a', 'b'], 15, 3)
     """
-    data = _Buffered(source, opts.block_size)
+    data = _Buffered(source, opts.span_bytes)
     if len(data.buf) == 0:
         raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
     while len(data.buf) < len(_BOM) and data.more():

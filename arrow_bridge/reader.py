@@ -17,6 +17,7 @@ walk of one block.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
@@ -49,7 +50,7 @@ class CsvReader:
     def __init__(self, source: ByteSource, opts: CsvOptions, device=None, split: str = "host", *,
                  host: Optional[HostExecutor] = None, offload: Sequence[SpanExecutor] = ()):
         self.source = source
-        self.opts = opts
+        self.opts = opts if device is None else _with_task_size(opts, device)
         self.host = host if host is not None else HostExecutor()
         self.offload = list(offload)
         if device is not None:
@@ -101,7 +102,7 @@ class CsvReader:
     def _parse_all(self, pre: Preamble) -> list[SpanResult]:
         """Every span parsed, checked and in file order (up to ``nrows``)."""
         opts, source = self.opts, self.source
-        spans = SpanCutter(source, opts.block_size, pre.prefix, pre.data_offset, pre.eof,
+        spans = SpanCutter(source, opts.span_bytes, pre.prefix, pre.data_offset, pre.eof,
                            left_unread=self._leaves_unread if self.offload else None)
         cutter = iter(spans)
         threads = opts.threads
@@ -165,6 +166,15 @@ class CsvReader:
         kept = NO_BYTES if self.source.random_access else span.buf[: result.parsed]
         result.span = Span(kept, span.offset, span.at_eof, span.index)
         return result
+
+
+def _with_task_size(opts: CsvOptions, device: Any) -> CsvOptions:
+    """``opts`` with the device's task size as the span size, unless the caller chose one: a
+    device read's spans are its tasks, and the split policies need many per task-queue slot."""
+    task_bytes = getattr(device, "task_bytes", None)
+    if opts.block_size is not None or not task_bytes:
+        return opts
+    return dataclasses.replace(opts, block_size=int(task_bytes))
 
 
 def _run(pool: Optional[ThreadPoolExecutor], fn: Callable[..., Any], *args: Any) -> Future:

@@ -42,13 +42,24 @@ class DeviceSpec:
     factory: Optional[Callable[..., Any]] = field(default=None, compare=False)
     options: tuple = ()  # sorted (name, value) pairs
 
-    def create(self) -> Any:
-        """A new device (called once per worker or process)."""
+    def create(self, host_threads: Optional[int] = None) -> Any:
+        """A new device (called once per worker or process). ``host_threads``:
+        the threads the worker parses with; an emulated SSD models that many
+        host cores unless the options set ``host.cores`` (a job Report then
+        counts the cores that exist, not the profile's).
+
+        >>> DeviceSpec("m", profile="modern-gen4").create(host_threads=2).profile["host.cores"]
+        2
+        """
         kwargs = dict(self.options)
         if self.factory is not None:
             return self.factory(**kwargs)
         from device_emulator import ComputationalSSD
 
+        if host_threads and not any(_sets_host_cores(k) for k in kwargs):
+            if not kwargs:  # the worker's own threads are no user override: keep the profile's name
+                kwargs["name"] = self.profile
+            kwargs["host.cores"] = int(host_threads)
         return ComputationalSSD(self.profile, **kwargs)
 
     @property
@@ -59,6 +70,17 @@ class DeviceSpec:
         from dask.base import tokenize
 
         return ("DeviceSpec", self.key, self.profile, tokenize(self.factory), self.options)
+
+
+def _sets_host_cores(option: str) -> bool:
+    """Whether a ``ComputationalSSD`` keyword sets the modeled host cores."""
+    from device_emulator.profile import ProfileError
+    from device_emulator.profile.overrides import resolve_name
+
+    try:
+        return option == "host" or resolve_name(option) == "host.cores"
+    except ProfileError:  # faults=, cost_model=, workers=, ...: not a profile parameter
+        return False
 
 
 def as_device_spec(device: DeviceLike, name: Optional[str] = None, **options: Any) -> Optional[DeviceSpec]:
@@ -110,7 +132,8 @@ class DevicePlugin(WorkerPlugin):
         self.device: Any = None
 
     def setup(self, worker: Any) -> None:
-        self.device = self.spec.create()
+        state = getattr(worker, "state", None)
+        self.device = self.spec.create(host_threads=getattr(state, "nthreads", None) or getattr(worker, "nthreads", None))
 
     def teardown(self, worker: Any) -> None:
         device, self.device = self.device, None

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ndp_core.device import DEVICE, FAULT_NAMES, HOST, RAW, Schedule, SplitPolicy, TaskWork
+from ndp_core.device import DEVICE, FAULT_NAMES, HOST, RAW, Schedule, SplitPolicy, TaskWork, distinct_pages
 from ndp_core.report import RESOURCES, Report
 
 from device_emulator.costs import CostModel
@@ -33,6 +33,7 @@ from device_emulator.flows import Hardware, TaskFlows, build_hardware, intent
 from device_emulator.host import SubmissionWindow
 from device_emulator.link import DESTINATIONS
 from device_emulator.profile import Profile
+from device_emulator.profile.schema import POWER_RESOURCES
 from device_emulator.sim.process import start
 
 __all__ = ["simulate"]
@@ -84,6 +85,7 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
     host_all_s = sum(cost.host for cost in costs)
     report = Report(
         device=device or profile.name, split=str(split), tasks=len(tasks), pages=_pages(tasks, flows.sides),
+        file_pages=distinct_pages(tasks),
         bytes={"internal": flows.internal_bytes, "host_link": port.link_bytes + port.h2d_bytes,
                "p2p": port.p2p_bytes},
         text_bytes=sum(task.text_bytes for task in tasks),
@@ -91,11 +93,22 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
         busy_s=busy, units=units, makespan_s=makespan, host_cpu_s=flows.host_cpu_s,
         # Rounded to the nanosecond: the difference of two equal sums can leave 1e-17.
         host_cpu_saved_s=max(round(host_all_s - flows.host_cpu_s, 9), 0.0),
-        energy_j=energy, faults=_faults(tasks), wall_s=float(wall_s), timeline=uses if uses is not None else [],
+        energy_j=energy, faults=_faults(tasks), wall_s=float(wall_s), timeline=_with_sides(uses, flows.sides),
         meta={"profile": profile.name, "cost_model": cost_model, "overrides": dict(profile.overrides),
-              "destination": destination},
+              "destination": destination, "unpowered": _unpowered(profile, busy)},
     )
     return Schedule(list(flows.sides), report)
+
+
+def _with_sides(uses: Optional[list], sides: list[str]) -> list:
+    """Timeline entries with their task's final side appended (it is known only at the end)."""
+    return [(resource, task, start, end, sides[task]) for resource, task, start, end in uses or ()]
+
+
+def _unpowered(profile: Profile, busy: dict[str, float]) -> list[str]:
+    """Busy resources the profile gives no power of their own (folded into others: see its notes)."""
+    power = profile.data["power"]
+    return [r for r in POWER_RESOURCES if busy.get(r) and not power[r]["active_W"]]
 
 
 def _units(profile: Profile, flows: TaskFlows) -> dict[str, int]:

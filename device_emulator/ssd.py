@@ -95,6 +95,17 @@ class ComputationalSSD:
         return self.profile.page_size
 
     @property
+    def task_bytes(self) -> int:
+        """The task size a read uses when given no ``block_size`` (the
+        profile's ``task_queue.task_bytes``, rounded to whole pages).
+
+        >>> ComputationalSSD("summarizer-board").task_bytes
+        131072
+        """
+        pages = max(1, self.profile["task_queue.task_bytes"] // self.page_size)
+        return pages * self.page_size
+
+    @property
     def engine(self):
         """The ``ndp_core.Engine`` (created on first use; never pickled). Its
         submission queue depth is the profile's ``host.queue_depth``, the
@@ -177,7 +188,7 @@ class ComputationalSSD:
                      if p["p2p.enabled"] else "none (GPU-bound output bounces via host memory)")
                     + f"; host -> GPU copies {p.h2d_bandwidth / 1e9:.2f} GB/s"),
             ("destination", self.destination),
-            ("task queue", f"{p['task_queue.slots']} slots"),
+            ("task queue", f"{p['task_queue.slots']} slots, {self.task_bytes >> 10} KiB tasks by default"),
             ("host", f"{p['host.cores']} x {p['host.clock_MHz']:g} MHz, {p['host.queue_depth']} tasks in flight"),
             ("cost model", self.cost_model),
             ("faults", repr(self.faults) if self.faults else "none"),

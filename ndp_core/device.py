@@ -41,12 +41,16 @@ class SplitPolicy:
     """How tasks are shared between host and device.
 
     ``"host"`` (all on the host), ``"device"`` (all on the device),
-    ``"static:<fraction>"`` (that fraction of tasks, spread evenly, on the
-    device) or ``"dynamic"`` (every task goes to the device; its task queue
-    returns a task raw when full, decided in modeled time).
+    ``"static:<fraction>"`` (that fraction of the file's blocks on the
+    device, spread evenly; blocks are ``block_size`` bytes, so it is that
+    fraction of the bytes to within half a block, and a Report shows the
+    share realised) or ``"dynamic"`` (every task goes to the device; its task
+    queue returns a task raw when full, decided in modeled time).
 
     >>> [SplitPolicy.parse("static:0.5").static_side(i) for i in range(4)]
-    ['host', 'device', 'host', 'device']
+    ['device', 'host', 'device', 'host']
+    >>> [SplitPolicy.parse("static:0.25").static_side(i) for i in range(11)].count("device")
+    3
     """
 
     kind: str  # "host" | "device" | "static" | "dynamic"
@@ -70,14 +74,15 @@ class SplitPolicy:
 
     def static_side(self, index: int) -> str:
         """The side of task ``index`` before any modeled-time decision: static
-        shares are spread evenly (task i is on the device when
-        ``floor((i + 1) * f) > floor(i * f)``)."""
+        shares are spread evenly, centred (task i is on the device when
+        ``round((i + 1) * f) > round(i * f)``, halves rounding up), so any
+        first n tasks hold ``n * f`` device tasks to within one half."""
         if self.kind == "host":
             return HOST
         if self.kind in ("device", "dynamic"):
             return DEVICE
         f = self.device_share
-        return DEVICE if int((index + 1) * f + 1e-9) > int(index * f + 1e-9) else HOST
+        return DEVICE if int((index + 1) * f + 0.5 + 1e-9) > int(index * f + 0.5 + 1e-9) else HOST
 
     def __str__(self) -> str:
         return f"static:{self.device_share:g}" if self.kind == "static" else self.kind
@@ -120,6 +125,10 @@ class Device(Protocol):
 
     name: str
     page_size: int
+    # Optional, so not declared (a runtime-checkable Protocol would demand it):
+    # ``task_bytes``, the span size a read uses when the caller sets no
+    # ``block_size`` (a device with a task queue wants many tasks per slot);
+    # absent or None: the reader's default.
 
     @property
     def engine(self):  # -> Optional[ndp_core.Engine]: None when nothing runs on a device
@@ -146,6 +155,7 @@ class HostOnly:
     """
 
     name = "host-only"
+    task_bytes = None
 
     def __init__(self, page_size: int = 4096):
         self.page_size = page_size
@@ -160,6 +170,7 @@ class HostOnly:
     def schedule(self, tasks: Sequence[TaskWork], split: SplitPolicy, wall_s: float) -> Schedule:
         report = Report.host_only(
             pages=sum(t.n_pages for t in tasks),
+            file_pages=distinct_pages(tasks),
             text_bytes=sum(t.text_bytes for t in tasks),
             wall_s=wall_s,
             device=self.name,
@@ -169,6 +180,20 @@ class HostOnly:
 
     def __repr__(self) -> str:
         return f"HostOnly(page_size={self.page_size})"
+
+
+def distinct_pages(tasks: Sequence[TaskWork]) -> int:
+    """Pages the tasks cover, each counted once (a page holding the boundary
+    of two tasks is read by both).
+
+    >>> distinct_pages([TaskWork(0, 0, 2, 9, 0, {}), TaskWork(1, 1, 2, 9, 0, {}), TaskWork(2, 5, 1, 9, 0, {})])
+    4
+    """
+    covered, end = 0, 0
+    for first, n in sorted((t.first_page, t.n_pages) for t in tasks if t.n_pages > 0):
+        covered += max(0, first + n - max(first, end))
+        end = max(end, first + n)
+    return covered
 
 
 def default_workers() -> int:

@@ -127,7 +127,7 @@ class DeviceExecutor:
         """Tasks are numbered by where they start in the file (in blocks), so a
         byte range (a Dask partition) gets the static split and faults of its
         place in the whole file, not those of a file of its own."""
-        return (self.origin + offset) // self.read.opts.block_size
+        return (self.origin + offset) // self.read.opts.span_bytes
 
     def takes(self, offset: int, length: int) -> bool:
         # An empty span (a header at the very end of the file) may lie past the last page.

@@ -114,6 +114,8 @@ SCHEMA: dict[str, Any] = {
     "power": _power_section(),
     "task_queue": {
         "slots": Param(32, "", "tasks the device's task queue holds"),
+        "task_bytes": Param(2 << 20, "bytes", "a device read's task (span) size when the reader is given no "
+                            "block_size: small enough that a full queue holds little work"),
     },
 }
 
@@ -262,6 +264,7 @@ def validate(data: Mapping) -> None:
     _require(host["cores"] >= 1 and host["clock_MHz"] > 0 and host["queue_depth"] >= 1,
              "host.cores >= 1, host.clock_MHz > 0 and host.queue_depth >= 1 are required")
     _require(data["task_queue"]["slots"] >= 1, "task_queue.slots must be >= 1")
+    _require(data["task_queue"]["task_bytes"] >= 1, "task_queue.task_bytes must be >= 1")
     for table in sorted(PRICE_TABLES):
         section, key = table.split(".")
         for name, price in data[section][key].items():

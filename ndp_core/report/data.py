@@ -27,7 +27,7 @@ LINKS = ("internal", "host_link", "p2p")
 _FAULT_KEYS = ("media_error", "app_failure", "link_timeout", "tq_overflow")
 # Fields that add up when runs are combined, whether run one after the other or
 # side by side (units, makespan and timeline depend on which; see ReportData.combine).
-_SUMMED = ("tasks", "runs", "text_bytes", "object_bytes", "host_cpu_s", "host_cpu_saved_s", "wall_s")
+_SUMMED = ("tasks", "runs", "file_pages", "text_bytes", "object_bytes", "host_cpu_s", "host_cpu_saved_s", "wall_s")
 _SUMMED_BY_KEY = ("pages", "bytes", "busy_s", "energy_j", "faults")
 
 
@@ -64,10 +64,15 @@ class ReportData:
     runs, tasks
         How many runs (1 unless combined) and tasks (spans of whole records).
     pages
-        Device pages by final side: ``"device"`` (parsed in the device),
-        ``"host"`` (read as text and parsed on the host), ``"raw"`` (sent to the
-        device but returned unprocessed, by a full task queue or a fault, and
-        parsed on the host).
+        Page reads by the task's final side: ``"device"`` (parsed in the
+        device), ``"host"`` (read as text and parsed on the host), ``"raw"``
+        (sent to the device but returned unprocessed, by a full task queue or
+        a fault, and parsed on the host). Tasks are spans of whole records, so
+        a page holding a task boundary is read by both tasks: these add up to
+        at least ``file_pages``.
+    file_pages
+        Distinct pages of the input the tasks covered (the same for a file
+        whatever the task size; summed over the runs of a combined Report).
     bytes
         ``"internal"`` (flash to controller), ``"host_link"`` (over PCIe to the
         host), ``"p2p"`` (device to GPU).
@@ -85,15 +90,15 @@ class ReportData:
     energy_j
         Joules per resource (active power while busy, idle power otherwise),
         ``"platform"`` (the rest of the system idling for the makespan) and
-        ``"total"``.
+        ``"total"`` (the sum of all the others).
     faults
         Faults seen, by kind (``media_error``, ``app_failure``,
         ``link_timeout``, ``tq_overflow``).
     wall_s
         Real seconds the run took on this machine.
     timeline
-        ``(resource, task, start_s, end_s)`` tuples of modeled resource use
-        (may be empty).
+        ``(resource, task, start_s, end_s, side)`` tuples of modeled resource
+        use (may be empty); ``side`` is the task's final side (:data:`SIDES`).
     meta
         Free-form details (profile, cost model, overrides).
     """
@@ -103,6 +108,7 @@ class ReportData:
     tasks: int = 0
     runs: int = 1
     pages: dict = field(default_factory=lambda: _zeros(SIDES))
+    file_pages: int = 0
     bytes: dict = field(default_factory=lambda: _zeros(LINKS))
     text_bytes: int = 0
     object_bytes: int = 0
@@ -152,8 +158,37 @@ class ReportData:
         return sum(v for k, v in self.energy_j.items() if k != "total")
 
     @property
+    def empty(self) -> bool:
+        """No run recorded (e.g. a ``collect()`` block that read nothing).
+
+        >>> ReportData.combine([]).empty, ReportData(tasks=1).empty
+        (True, False)
+        """
+        return self.runs == 0
+
+    @property
+    def page_reads_parsed_on(self) -> dict[str, int]:
+        """Page reads by the side that parsed them: ``device``, and ``host``
+        (read as text, or returned raw by the device).
+
+        >>> ReportData(pages={"device": 3, "host": 1, "raw": 2}).page_reads_parsed_on
+        {'device': 3, 'host': 3}
+        """
+        return {"device": self.pages.get("device", 0), "host": self.pages.get("host", 0) + self.pages.get("raw", 0)}
+
+    @property
+    def page_reads_sent_to(self) -> dict[str, int]:
+        """Page reads by where the host sent them first: ``device`` (a task
+        command, parsed there or returned raw) or ``host`` (a plain read of text).
+
+        >>> ReportData(pages={"device": 3, "host": 1, "raw": 2}).page_reads_sent_to
+        {'device': 5, 'host': 1}
+        """
+        return {"device": self.pages.get("device", 0) + self.pages.get("raw", 0), "host": self.pages.get("host", 0)}
+
+    @property
     def total_pages(self) -> int:
-        """Pages of every side.
+        """Page reads of every side.
 
         >>> ReportData(pages={"device": 3, "host": 1, "raw": 1}).total_pages
         5
@@ -173,7 +208,7 @@ class ReportData:
     # -------------------------------------------------------------- constructors
     @classmethod
     def host_only(cls, pages: int, text_bytes: int, wall_s: float, device: str = "host-only",
-                  tasks: int = 0) -> "ReportData":
+                  tasks: int = 0, file_pages: Optional[int] = None) -> "ReportData":
         """The report of a run with no offload (``ndp_core.device.HostOnly``): every
         page parsed on the host, all text over the link, and - nothing being
         modeled - makespan and host CPU time equal to the measured wall time.
@@ -185,6 +220,7 @@ class ReportData:
         return cls(
             device=device, split="host", tasks=tasks,
             pages={"device": 0, "host": int(pages), "raw": 0},
+            file_pages=int(pages if file_pages is None else file_pages),
             bytes={"internal": int(text_bytes), "host_link": int(text_bytes), "p2p": 0},
             text_bytes=int(text_bytes),
             busy_s={"host_cpu": float(wall_s)}, units={"host_cpu": 1},
@@ -209,7 +245,7 @@ class ReportData:
         """
         reports = list(reports)
         if not reports:
-            return cls()
+            return cls(runs=0)
         if len(reports) == 1:
             r = reports[0]
             return cls(**{f.name: _copy(getattr(r, f.name)) for f in fields(cls)})
@@ -237,9 +273,9 @@ class ReportData:
             if r.timeline:
                 if parallel:
                     prefix = f"{i}:" if len(with_tl) > 1 else ""
-                    timeline.extend((prefix + res, t, s, e) for res, t, s, e in r.timeline)
+                    timeline.extend((prefix + res, *rest) for res, *rest in r.timeline)
                 else:
-                    timeline.extend((res, t, s + offset, e + offset) for res, t, s, e in r.timeline)
+                    timeline.extend((res, t, s + offset, e + offset, *rest) for res, t, s, e, *rest in r.timeline)
             offset += r.makespan_s
         meta: dict = {}
         for k in reports[0].meta:
@@ -309,6 +345,7 @@ class ReportData:
             ("time", "makespan_s", self.makespan_s, "s"), ("time", "wall_s", self.wall_s, "s"),
             ("time", "host_cpu_s", self.host_cpu_s, "s"),
             ("time", "host_cpu_saved_s", self.host_cpu_saved_s, "s"),
+            ("data", "file_pages", self.file_pages, "pages"),
             ("data", "text_bytes", self.text_bytes, "B"), ("data", "object_bytes", self.object_bytes, "B"),
         ]
         rows += [("pages", k, v, "pages") for k, v in self.pages.items()]

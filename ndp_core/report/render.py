@@ -4,7 +4,7 @@
 :func:`as_html` (:mod:`ndp_core.report.views`); both show the same rows (:func:`summary_rows`,
 :func:`resource_rows`) with quantities in readable units.
 
->>> print(as_text(ReportData(device="demo", split="host", makespan_s=0.002)).splitlines()[7])
+>>> print(as_text(ReportData(device="demo", split="host", makespan_s=0.002)).splitlines()[9])
   makespan (modeled)  2.00 ms
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import html
 
 from ndp_core.report.data import RESOURCES, ReportData
 
-__all__ = ["as_text", "as_html", "summary_rows", "resource_rows",
+__all__ = ["as_text", "as_html", "summary_rows", "resource_rows", "page_rows", "energy_text", "notes",
            "format_seconds", "format_bytes", "format_joules"]
 
 
@@ -34,13 +34,13 @@ def format_seconds(s: float) -> str:
 
 
 def format_bytes(n: float) -> str:
-    """A byte count in decimal units.
+    """A size in binary units (KiB = 1024 B; rates elsewhere are decimal MB/s).
 
-    >>> format_bytes(512), format_bytes(32768), format_bytes(3e9)
-    ('512 B', '32.77 kB', '3.00 GB')
+    >>> format_bytes(512), format_bytes(32768), format_bytes(3 << 30)
+    ('512 B', '32.00 KiB', '3.00 GiB')
     """
     a = abs(n)
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if a >= scale:
             return f"{n / scale:.2f} {unit}"
     return f"{int(n)} B"
@@ -55,6 +55,49 @@ def format_joules(j: float) -> str:
     return f"{j / 1e3:.2f} kJ" if abs(j) >= 1e3 else f"{j:.3g} J"
 
 
+def _share(part: int, whole: int) -> str:
+    return f"{part:,} ({100 * part / whole:.1f}%)" if whole else f"{part:,}"
+
+
+def page_rows(report: ReportData) -> list[tuple[str, str]]:
+    """Pages of the input, and page reads by where they were parsed and
+    where the host sent them (with the split's realised share).
+
+    >>> for row in page_rows(ReportData(split="dynamic", pages={"device": 3, "raw": 2, "host": 0}, file_pages=4)):
+    ...     print(row)
+    ('pages', '4 in the input, 5 reads (1 read twice: it holds a task boundary)')
+    ('parsed on', 'device 3 (60.0%), host 2 (40.0%): 2 returned raw by the device')
+    ('sent to', 'device 5 (100.0%), host as text 0 (0.0%)')
+    """
+    reads = report.total_pages
+    extra = reads - report.file_pages
+    pages = f"{report.file_pages:,} in the input"
+    if extra > 0 and report.file_pages:
+        pages += f", {reads:,} reads ({extra:,} read twice: {'it holds' if extra == 1 else 'they hold'} a task boundary)"
+    parsed, sent = report.page_reads_parsed_on, report.page_reads_sent_to
+    raw = report.pages.get("raw", 0)
+    parsed_text = f"device {_share(parsed['device'], reads)}, host {_share(parsed['host'], reads)}"
+    if raw:
+        parsed_text += f": {raw:,} returned raw by the device"
+    if report.split.startswith("static:"):
+        parsed_text += f" ({report.split} sends that share of blocks to the device)"
+    return [("pages", pages), ("parsed on", parsed_text),
+            ("sent to", f"device {_share(sent['device'], reads)}, host as text {_share(sent['host'], reads)}")]
+
+
+def energy_text(report: ReportData) -> str:
+    """The total energy and what it is made of.
+
+    >>> energy_text(ReportData(energy_j={"flash": 1.0, "host_cpu": 2.0, "platform": 5.0, "total": 8.0}))
+    '8 J = 3 J resources + 5 J platform idle'
+    """
+    total = report.energy_total_j
+    platform = report.energy_j.get("platform", 0.0)
+    if not total:
+        return format_joules(0.0)
+    return f"{format_joules(total)} = {format_joules(total - platform)} resources + {format_joules(platform)} platform idle"
+
+
 def summary_rows(report: ReportData) -> list[tuple[str, str]]:
     """The summary block: ``(label, value)`` for the run, pages, bytes, times,
     energy and faults.
@@ -62,19 +105,19 @@ def summary_rows(report: ReportData) -> list[tuple[str, str]]:
     >>> summary_rows(ReportData(device="demo"))[:2]
     [('device', 'demo'), ('split', '')]
     """
-    n = report.total_pages
-    pages = ", ".join(f"{k} {v}" for k, v in report.pages.items())
-    rows = [
-        ("device", report.device), ("split", report.split),
-        ("runs / tasks", f"{report.runs} / {report.tasks}"),
-        ("pages", f"{n} ({pages})"),
+    b = report.bytes
+    rows = [("device", report.device), ("split", report.split),
+            ("runs / tasks", f"{report.runs} / {report.tasks:,}")]
+    rows += page_rows(report)
+    rows += [
         ("text -> objects", f"{format_bytes(report.text_bytes)} -> {format_bytes(report.object_bytes)}"),
-        ("bytes", ", ".join(f"{k} {format_bytes(v)}" for k, v in report.bytes.items())),
+        ("bytes moved", f"flash->controller {format_bytes(b.get('internal', 0))}, "
+                        f"over the link {format_bytes(b.get('host_link', 0))}, P2P {format_bytes(b.get('p2p', 0))}"),
         ("makespan (modeled)", format_seconds(report.makespan_s)),
         ("wall clock (real)", format_seconds(report.wall_s)),
         ("host CPU (modeled)",
          f"{format_seconds(report.host_cpu_s)} spent, {format_seconds(report.host_cpu_saved_s)} saved"),
-        ("energy (modeled)", format_joules(report.energy_total_j)),
+        ("energy (modeled)", energy_text(report)),
     ]
     faults = {k: v for k, v in report.faults.items() if v}
     rows.append(("faults", ", ".join(f"{k} {v}" for k, v in faults.items()) if faults else "none"))
@@ -83,19 +126,43 @@ def summary_rows(report: ReportData) -> list[tuple[str, str]]:
 
 def resource_rows(report: ReportData) -> list[tuple[str, str, str, str, str]]:
     """``(resource, units, busy, utilization, energy)`` for each resource of
-    :data:`~ndp_core.report.data.RESOURCES` that has units, busy time or energy.
+    :data:`~ndp_core.report.data.RESOURCES` that has units, busy time or
+    energy, then ``platform (idle)`` and ``total`` rows when there is energy:
+    the energy column adds up to the total.
 
     >>> resource_rows(ReportData(busy_s={"link": 0.5}, units={"link": 1}, makespan_s=1.0))
     [('link', '1', '500.00 ms', '50.0%', '0 J')]
     """
     util = report.utilization
+    unpowered = set(report.meta.get("unpowered") or ())
     out = []
     for r in RESOURCES:
         if not report.units.get(r) and not report.busy_s.get(r) and not report.energy_j.get(r):
             continue
+        energy = format_joules(report.energy_j.get(r, 0.0)) + (" *" if r in unpowered else "")
         out.append((r, str(report.units.get(r, 0)), format_seconds(report.busy_s.get(r, 0.0)),
-                    f"{100 * util.get(r, 0.0):.1f}%", format_joules(report.energy_j.get(r, 0.0))))
+                    f"{100 * util.get(r, 0.0):.1f}%", energy))
+    if report.energy_total_j:
+        out.append(("platform (idle)", "", "", "", format_joules(report.energy_j.get("platform", 0.0))))
+        out.append(("total", "", "", "", format_joules(report.energy_total_j)))
     return out
+
+
+def notes(report: ReportData) -> list[str]:
+    """Footnotes: how to read the units, and resources whose power the profile folds into others.
+
+    >>> notes(ReportData(meta={"unpowered": ["link"]}))[-1]
+    '* link: no power of its own in the profile (folded into other rows; see its [power] notes)'
+    """
+    out = ["sizes in binary units (1 MiB = 2^20 B); times and energy modeled unless marked real"]
+    unpowered = report.meta.get("unpowered") or ()
+    if unpowered:
+        out.append(f"* {', '.join(unpowered)}: no power of its own in the profile "
+                   "(folded into other rows; see its [power] notes)")
+    return out
+
+
+EMPTY = "Report: empty - no run was recorded (nothing read on a device inside the collect() block)"
 
 
 def as_text(report: ReportData) -> str:
@@ -107,9 +174,11 @@ def as_text(report: ReportData) -> str:
       device              demo
       split               host
       runs / tasks        1 / 0
-      pages               0 (device 0, host 0, raw 0)
+      pages               0 in the input
+      parsed on           device 0, host 0
+      sent to             device 0, host as text 0
       text -> objects     0 B -> 0 B
-      bytes               internal 0 B, host_link 0 B, p2p 0 B
+      bytes moved         flash->controller 0 B, over the link 0 B, P2P 0 B
       makespan (modeled)  1.000 s
       wall clock (real)   0 s
       host CPU (modeled)  0 s spent, 0 s saved
@@ -118,7 +187,13 @@ def as_text(report: ReportData) -> str:
     <BLANKLINE>
       resource  units       busy   util  energy
       link          1  500.00 ms  50.0%     0 J
+    <BLANKLINE>
+      sizes in binary units (1 MiB = 2^20 B); times and energy modeled unless marked real
+    >>> print(as_text(ReportData.combine([])))
+    Report: empty - no run was recorded (nothing read on a device inside the collect() block)
     """
+    if report.empty:
+        return EMPTY
     rows = summary_rows(report)
     w = max(len(k) for k, _ in rows)
     lines = [f"Report: {report.device or '?'} [{report.split or '?'}]"]
@@ -128,11 +203,11 @@ def as_text(report: ReportData) -> str:
         head = ("resource", "units", "busy", "util", "energy")
         widths = [max(len(head[i]), *(len(r[i]) for r in res)) for i in range(5)]
         lines.append("")
-        lines.append("  " + "  ".join(h.rjust(widths[i]) if i else h.ljust(widths[i])
-                                      for i, h in enumerate(head)))
-        for r in res:
+        for r in [head, *res]:
             lines.append("  " + "  ".join(c.rjust(widths[i]) if i else c.ljust(widths[i])
-                                          for i, c in enumerate(r)))
+                                          for i, c in enumerate(r)).rstrip())
+    lines.append("")
+    lines += [f"  {note}" for note in notes(report)]
     return "\n".join(lines)
 
 
@@ -143,6 +218,8 @@ def as_html(report: ReportData) -> str:
     '<div><b>Report</b>: &lt;ssd&gt; [?]'
     """
     esc = html.escape
+    if report.empty:
+        return f"<div>{esc(EMPTY)}</div>"
     parts = [f"<div><b>Report</b>: {esc(report.device or '?')} [{esc(report.split or '?')}]",
              "<table>"]
     parts += [f"<tr><th style='text-align:left'>{esc(k)}</th><td style='text-align:left'>{esc(v)}</td></tr>"
@@ -155,5 +232,6 @@ def as_html(report: ReportData) -> str:
         for r in res:
             parts.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>")
         parts.append("</table>")
+    parts += [f"<p style='font-size:smaller'>{esc(note)}</p>" for note in notes(report)]
     parts.append("</div>")
     return "".join(parts)

@@ -40,7 +40,7 @@ def timeline_rows(report: ReportData, max_tasks: Optional[int] = None) -> list[t
         return (prefix, order.get(base, len(order)), base)
 
     by_res: dict[str, list] = {}
-    for res, task, s, e in entries:
+    for res, task, s, e, *_ in entries:
         by_res.setdefault(res, []).append((s, e, task))
     rows: list[tuple[str, list]] = []
     for res in sorted(by_res, key=res_key):

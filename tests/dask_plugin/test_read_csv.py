@@ -277,3 +277,5 @@ def test_cluster_devices_with_a_fault_plan_give_the_same_frame_and_count_the_fau
     report = job.report
     assert sum(report.faults.values()) > 0 and report.pages["raw"] > 0
     assert report.runs == ddf.npartitions and len(job.workers) == 2
+    # each worker's device models the threads it parses with: 2 workers x 1 thread, not 2 x the profile's 8
+    assert report.units["host_cpu"] == 2

@@ -94,3 +94,58 @@ def test_calibrated_host_costs_plug_in(task):
     for t in samples:
         assert task_costs(ssd.profile, t).host == pytest.approx(t.measured_s + 200000 / 2e9, rel=1e-6)
     assert ssd.profile["host.clock_MHz"] == 2000.0
+
+
+@pytest.fixture(scope="module")
+def lineitem_like(tmp_path_factory):
+    """~1.2 MB of lineitem-shaped rows: ints, floats, dates, flags, quoted strings."""
+    path = tmp_path_factory.mktemp("ssd") / "li.csv"
+    rows = (f'{i},{i * 7 % 1000},{i % 50}.{i % 100:02d},1996-{1 + i % 12:02d}-{1 + i % 28:02d},N,"comment {i} x"\n'
+            for i in range(30000))
+    path.write_text("a,b,c,d,e,f\n" + "".join(rows))
+    return path
+
+
+def _report_of(path, **kwargs):
+    import arrow_bridge
+    from ndp_core.report import collect
+
+    with collect() as runs:
+        arrow_bridge.read_csv(path, **kwargs)
+    return runs.total
+
+
+def test_a_device_read_takes_the_profiles_task_size_unless_given_one(lineitem_like):
+    ssd = ComputationalSSD("summarizer-board", workers=1)
+    assert ssd.task_bytes == 128 << 10 and ComputationalSSD("hods-fpga").task_bytes == 2 << 20
+    size = lineitem_like.stat().st_size
+    auto = _report_of(lineitem_like, device=ssd, split="dynamic")
+    given = _report_of(lineitem_like, device=ssd, split="dynamic", block_size=512 << 10)
+    assert abs(auto.tasks - size / (128 << 10)) < 1 and abs(given.tasks - size / (512 << 10)) < 1
+    bigger = ssd.with_overrides(**{"task_queue.task_bytes": 256 << 10})
+    assert abs(_report_of(lineitem_like, device=bigger, split="dynamic").tasks - size / (256 << 10)) < 1
+    # the same input pages whatever the task size; smaller tasks re-read more boundary pages
+    assert auto.file_pages == given.file_pages == -(-size // ssd.page_size)
+    assert auto.total_pages - auto.file_pages > given.total_pages - given.file_pages > 0
+
+
+def test_static_split_shares_blocks_and_the_report_shows_the_realised_share(lineitem_like):
+    ssd = ComputationalSSD("summarizer-board", workers=1)
+    report = _report_of(lineitem_like, device=ssd, split="static:0.25")
+    assert report.offload_fraction == pytest.approx(0.25, abs=0.05)
+    assert f"device {report.pages['device']:,} ({100 * report.offload_fraction:.1f}%)" in str(report)
+    assert "static:0.25 sends that share of blocks to the device" in str(report)
+
+
+def test_every_power_figure_is_sourced_or_marked_an_assumption():
+    import re
+    from importlib import resources
+
+    for toml in resources.files("device_emulator.profiles").iterdir():
+        if not toml.name.endswith(".toml"):
+            continue
+        for number, line in enumerate(toml.read_text().splitlines(), 1):
+            if re.match(r"\s*(active_W|idle_W|platform_idle_W)\s*=", line):
+                comment = line.partition("#")[2]
+                assert re.search(r"assumption|derived|part of|folded|\[[A-Z]\]|datasheet|spec", comment), \
+                    f"{toml.name}:{number}: a power figure without its source: {line.strip()}"

@@ -20,7 +20,7 @@ approx = lambda x: pytest.approx(x, rel=1e-9, abs=1e-12)  # noqa: E731
 
 
 def spans(report, resource):
-    return [(t, s / US, e / US) for r, t, s, e in report.timeline if r == resource]
+    return [(t, s / US, e / US) for r, t, s, e, _ in report.timeline if r == resource]
 
 
 def test_rates_and_costs(simple_profile, gpu_profile, task):

@@ -12,7 +12,7 @@ approx = lambda x: pytest.approx(x, rel=1e-9, abs=1e-12)  # noqa: E731
 
 
 def spans(report, resource):
-    return [(t, s / US, e / US) for r, t, s, e in report.timeline if r == resource]
+    return [(t, s / US, e / US) for r, t, s, e, _ in report.timeline if r == resource]
 
 
 def test_one_device_task_by_hand(simple_profile, task):

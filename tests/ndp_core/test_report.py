@@ -13,6 +13,7 @@ import pytest
 
 import ndp_core.report
 from ndp_core.report import RESOURCES, Collector, Report, collect, record
+from ndp_core.report import render
 from ndp_core.report.data import ReportData
 from ndp_core.report.timeline import timeline_rows
 
@@ -167,7 +168,7 @@ def test_collector():
     assert par.total.makespan_s == 1.0
     with collect() as empty:
         pass
-    assert empty.total.runs == 1 and empty.total.tasks == 0
+    assert empty.total.runs == 0 and empty.total.empty and str(empty.total).startswith("Report: empty")
     record(r)
     assert len(outer.reports) == 3  # closed blocks collect nothing more
 
@@ -211,3 +212,35 @@ def test_data_does_not_import_presentation():
         [sys.executable, "-c", "import sys, ndp_core.report; print('matplotlib' in sys.modules)"],
         capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "False"  # matplotlib is imported when drawing, not before
+
+
+def test_energy_rows_add_up_to_the_total_and_folded_power_is_marked():
+    r = sample_report(meta={"unpowered": ["link"]})
+    rows = render.resource_rows(r)
+    energies = {name: cell for name, *_, cell in rows}
+    assert energies["platform (idle)"] == "5 J" and energies["total"] == "8 J"
+    parts = [r.energy_j.get(name, 0.0) for name in RESOURCES] + [r.energy_j["platform"]]
+    assert sum(parts) == pytest.approx(r.energy_total_j)  # every joule sits in a row
+    assert energies["link"].endswith("*") and "link: no power of its own" in str(r)
+    assert "8 J = 3 J resources + 5 J platform idle" in str(r)
+
+
+def test_pages_by_where_parsed_and_where_sent():
+    r = sample_report(file_pages=4)  # 3 device + 1 host + 1 raw page reads
+    text = str(r)
+    assert "4 in the input, 5 reads (1 read twice" in text
+    assert "device 3 (60.0%), host 2 (40.0%): 1 returned raw by the device" in text
+    assert "device 4 (80.0%), host as text 1 (20.0%)" in text
+    assert r.page_reads_parsed_on == {"device": 3, "host": 2} and r.page_reads_sent_to == {"device": 4, "host": 1}
+    assert (r + r).file_pages == 8
+
+
+def test_sizes_are_binary_and_said_so():
+    assert render.format_bytes(1 << 30) == "1.00 GiB" and render.format_bytes(1536) == "1.50 KiB"
+    assert "sizes in binary units (1 MiB = 2^20 B)" in str(sample_report())
+
+
+def test_an_empty_report_says_so():
+    empty = Report.combine([])
+    assert empty.empty and not sample_report().empty
+    assert str(empty).startswith("Report: empty") and "empty" in empty._repr_html_()
