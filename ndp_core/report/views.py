@@ -32,17 +32,23 @@ class Report(ReportData):
     def _repr_html_(self) -> str:
         return as_html(self)
 
-    def plot_timeline(self, ax=None, *, max_tasks: Optional[int] = None, legend: bool = True):
-        """Gantt chart of the modeled timeline: one row per resource unit
-        (overlapping uses of a multi-unit resource are packed into lanes), one
-        bar per use, coloured by task. Returns the matplotlib Axes
-        (:func:`ndp_core.report.timeline.plot_timeline`).
+    def plot_timeline(self, ax=None, *, max_tasks: Optional[int] = None, legend: bool = True,
+                      max_lanes: int = 4, aggregate: Optional[bool] = None, resolution: int = 400):
+        """Gantt chart of the modeled timeline: rows per resource (per Dask
+        worker: "worker 0 · flash"), bars coloured by kind of use - flash
+        read, device parse, objects or text over the link, raw return, host
+        parse, P2P/GPU copies - with a legend entry per kind drawn. A resource
+        with more than ``max_lanes`` lanes, or bars too dense to see, is drawn
+        as one band of its busy share over time (``aggregate=True``: every
+        resource, ``False``: none; ``resolution`` time bins). Returns the
+        matplotlib Axes (:func:`ndp_core.report.timeline.plot_timeline`).
 
-        ``max_tasks`` draws only the first tasks (large runs).
+        ``max_tasks`` draws only the first tasks.
 
-        >>> ax = Report(timeline=[("link", 0, 0.0, 1.0)], makespan_s=1.0).plot_timeline()
-        >>> ax.get_xlabel()
-        'modeled time (s)'
+        >>> ax = Report(timeline=[("link", 0, 0.0, 1.0, "raw")], makespan_s=1.0).plot_timeline()
+        >>> ax.get_xlabel(), [t.get_text() for t in ax.get_legend().get_texts()]
+        ('modeled time (s)', ['raw return: text over link'])
         >>> import matplotlib.pyplot as plt; plt.close(ax.figure)
         """
-        return plot_timeline(self, ax, max_tasks=max_tasks, legend=legend)
+        return plot_timeline(self, ax, max_tasks=max_tasks, legend=legend, max_lanes=max_lanes,
+                             aggregate=aggregate, resolution=resolution)
