@@ -2,14 +2,14 @@
 
 Usage::
 
-    python -m benchmarks.timelines [--mb 25] [--block-size 65536] [--profiles summarizer-board,...]
+    python -m benchmarks.timelines [--mb 25] [--block-size BYTES] [--profiles summarizer-board,...]
                                    [--skip-dask] [--dpi 100]
 
 A ~25 MB slice of TPC-H lineitem (the first records of ``data/lineitem-sf1.csv``,
 or ``benchmarks.datasets.make_lineitem`` at a small scale factor when that file
 is missing) is read with ``arrow_bridge.read_csv(path,
-device=ComputationalSSD(profile), split="dynamic", block_size=64 << 10)`` for
-each profile of ``device_emulator.list_profiles()``, and the run's Report is
+device=ComputationalSSD(profile), split="dynamic")`` (tasks of the profile's
+``task_queue.task_bytes`` unless ``--block-size`` is given) for each profile of ``device_emulator.list_profiles()``, and the run's Report is
 drawn with ``Report.plot_timeline()`` into
 ``benchmarks/results/timeline-<profile>.png``. Then the same file is read by
 ``dask_plugin.read_csv(..., device=key, split="dynamic")`` on a
@@ -89,7 +89,7 @@ def save(report: Any, name: str, dpi: int) -> dict[str, Any]:
             "plot_s": round(drawn, 3), "png_bytes": path.stat().st_size}
 
 
-def profile_runs(path: Path, profiles: list[str], block_size: int, dpi: int) -> list[dict[str, Any]]:
+def profile_runs(path: Path, profiles: list[str], block_size: Optional[int], dpi: int) -> list[dict[str, Any]]:
     """One dynamic-split read per profile, each drawn to its own PNG."""
     import arrow_bridge
     import ndp_core.report
@@ -98,15 +98,15 @@ def profile_runs(path: Path, profiles: list[str], block_size: int, dpi: int) -> 
     out = []
     for profile in profiles:
         with ndp_core.report.collect() as runs:
-            table = arrow_bridge.read_csv(path, device=ComputationalSSD(profile), split="dynamic",
-                                          block_size=block_size)
+            ssd = ComputationalSSD(profile)
+            table = arrow_bridge.read_csv(path, device=ssd, split="dynamic", block_size=block_size)
         entry = save(runs.total, profile, dpi)
-        entry.update(profile=profile, rows_read=table.num_rows, block_size=block_size)
+        entry.update(profile=profile, rows_read=table.num_rows, block_size=block_size or ssd.task_bytes)
         out.append(entry)
     return out
 
 
-def dask_run(path: Path, block_size: int, dpi: int) -> dict[str, Any]:
+def dask_run(path: Path, block_size: Optional[int], dpi: int) -> dict[str, Any]:
     """The file read by a 2-worker LocalCluster, an emulated SSD per worker, dynamic split."""
     import dask_plugin
     from distributed import Client, LocalCluster
@@ -132,7 +132,8 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, default=25.0, help="size of the lineitem slice (decimal MB)")
-    parser.add_argument("--block-size", type=int, default=64 << 10, help="bytes per device task")
+    parser.add_argument("--block-size", type=int, default=None,
+                        help="bytes per device task (default: each profile's task_queue.task_bytes)")
     parser.add_argument("--profiles", default=",".join(list_profiles()))
     parser.add_argument("--skip-dask", action="store_true")
     parser.add_argument("--dpi", type=int, default=100)

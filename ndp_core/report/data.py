@@ -268,11 +268,10 @@ class ReportData:
                     units[k] = max(units.get(k, 0), v)
         timeline: list = []
         offset = 0.0
-        with_tl = [r for r in reports if r.timeline]
         for i, r in enumerate(reports):
             if r.timeline:
-                if parallel:
-                    prefix = f"{i}:" if len(with_tl) > 1 else ""
+                if parallel:  # "<i>:" even if only one run has a timeline: units add up over every run
+                    prefix = f"{i}:"
                     timeline.extend((prefix + res, *rest) for res, *rest in r.timeline)
                 else:
                     timeline.extend((res, t, s + offset, e + offset, *rest) for res, t, s, e, *rest in r.timeline)
