@@ -19,6 +19,7 @@ Public names:
   - one task's service times; :func:`uniform_tasks` - what-if tasks;
 * :class:`FaultPlan` - deterministic fault injection;
 * :func:`calibrate`, :class:`HostCosts` - fit host costs from measured tasks;
+* :func:`sweep`, :class:`Sweep` - what-if grids (profiles x splits x parameters) over one read;
 * ``Report`` (re-exported from ``ndp_core.report``).
 
 The source tree follows the hardware: ``sim/`` (event loop, resources,
@@ -37,6 +38,7 @@ from device_emulator.link import DESTINATIONS
 from device_emulator.model import simulate
 from device_emulator.profile import Profile, ProfileError, list_profiles, load_profile
 from device_emulator.ssd import ComputationalSSD
+from device_emulator.sweep import Sweep, sweep
 from device_emulator.workload import uniform_tasks
 
 __all__ = [
@@ -56,6 +58,8 @@ __all__ = [
     "calibrate",
     "HostCosts",
     "host_clock_MHz",
+    "sweep",
+    "Sweep",
     "Report",
     "collect",
     "record",
