@@ -119,3 +119,25 @@ def host_info() -> dict[str, object]:
         "loadavg": os.getloadavg(),
         "git_commit": _git_commit(),
     }
+
+
+def lineitem_slice(mb: float, small_scale_factor: float = 0.033) -> Path:
+    """A headed TPC-H lineitem CSV of about ``mb`` decimal MB (whole records):
+    the head of ``data/lineitem-sf1.csv``, made once under ``data/``; without
+    that file, lineitem generated at ``small_scale_factor`` (~25 MB at 0.033)."""
+    source = DATA_DIR / "lineitem-sf1.csv"
+    out = DATA_DIR / f"lineitem-{mb:g}MB.csv"
+    target = int(mb * MB)
+    if out.exists() and abs(out.stat().st_size - target) < 1 << 20:
+        return out
+    if not source.exists():
+        from benchmarks import datasets
+
+        return datasets.make_lineitem(DATA_DIR / f"lineitem-sf{small_scale_factor:g}.csv", small_scale_factor)
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    with open(source, "rb") as fin, open(tmp, "wb") as fout:
+        fout.write(fin.read(target))
+        fout.write(fin.readline())  # finish the record
+    tmp.replace(out)
+    return out

@@ -34,35 +34,10 @@ from typing import Any, Optional
 if __package__ in (None, ""):  # run as a file: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import DATA_DIR, RESULTS_DIR, MB, host_info, package_versions, write_result
+from benchmarks.common import MB, RESULTS_DIR, host_info, lineitem_slice, package_versions, write_result
 
-SOURCE = DATA_DIR / "lineitem-sf1.csv"
 DASK_PROFILE = "summarizer-board"
 DASK_WORKERS = 2
-SMALL_SCALE_FACTOR = 0.033  # ~25 MB of lineitem when the SF1 file is missing
-
-
-def lineitem_slice(mb: float) -> Path:
-    """A headed lineitem CSV of about ``mb`` MB (whole records), made once under ``data/``."""
-    target = int(mb * MB)
-    out = DATA_DIR / f"lineitem-{mb:g}MB.csv"
-    if out.exists() and abs(out.stat().st_size - target) < 1 << 20:
-        return out
-    if not SOURCE.exists():
-        from benchmarks import datasets
-
-        return datasets.make_lineitem(DATA_DIR / f"lineitem-sf{SMALL_SCALE_FACTOR:g}.csv", SMALL_SCALE_FACTOR)
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    with open(SOURCE, "rb") as fin, open(tmp, "wb") as fout:
-        written = 0
-        for line in fin:
-            fout.write(line)
-            written += len(line)
-            if written >= target:
-                break
-    tmp.replace(out)
-    return out
 
 
 def save(report: Any, name: str, dpi: int) -> dict[str, Any]:

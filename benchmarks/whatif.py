@@ -21,35 +21,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a file: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.common import DATA_DIR, RESULTS_DIR
+from benchmarks.common import RESULTS_DIR, lineitem_slice
 
 SLICE_BYTES = 25_000_000
-SMALL_SCALE_FACTOR = 0.033  # ~25 MB of lineitem when the SF1 file is missing
 PROFILE = "summarizer-board"
 SPLITS = ("host", "static:0.25", "static:0.5", "dynamic")
 SPEEDS = [1, 2, 4, 8, 16]
 PAPER = 1.945  # Summarizer Fig. 7: +94.5% average, dynamic mode, 16x in-SSD compute
-
-
-def lineitem_slice(directory: Path, size: int = SLICE_BYTES) -> Path:
-    """The first ``size`` bytes of lineitem SF1 up to the end of that record, in ``directory``."""
-    target = directory / f"lineitem-{size // 1_000_000}MB.csv"
-    source = DATA_DIR / "lineitem-sf1.csv"
-    if not source.exists():
-        from benchmarks import datasets
-
-        source = datasets.make_lineitem(DATA_DIR / f"lineitem-sf{SMALL_SCALE_FACTOR:g}.csv", SMALL_SCALE_FACTOR)
-    with open(source, "rb") as fin, open(target, "wb") as fout:
-        fout.write(fin.read(size))
-        fout.write(fin.readline())  # finish the record
-    return target
 
 
 def study(path: Path) -> tuple:
@@ -104,12 +88,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS_DIR / "whatif-summarizer.csv",
                         help="the CSV to write (the PNG goes beside it)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = lineitem_slice(Path(tmp))
-        size = path.stat().st_size
-        started = time.perf_counter()
-        sweep, paper = study(path)
-        total = time.perf_counter() - started
+    path = lineitem_slice(SLICE_BYTES / 1e6)
+    size = path.stat().st_size
+    started = time.perf_counter()
+    sweep, paper = study(path)
+    total = time.perf_counter() - started
     frame = sweep.frame
     args.out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out, index=False, float_format="%.6g")
