@@ -18,7 +18,7 @@ Public names:
 * :func:`simulate` - the timing model on its own; :func:`task_costs`, :class:`TaskCosts`
   - one task's service times; :func:`uniform_tasks` - what-if tasks;
 * :class:`FaultPlan` - deterministic fault injection;
-* :func:`calibrate`, :class:`HostCosts` - fit host costs from measured tasks;
+* :func:`calibrate`, :class:`HostCosts`, :class:`CalibrationWarning` - fit host costs from measured tasks;
 * :func:`sweep`, :class:`Sweep` - what-if grids (profiles x splits x parameters) over one read;
 * ``Report`` (re-exported from ``ndp_core.report``).
 
@@ -30,7 +30,7 @@ the schema, units and loading.
 """
 from ndp_core.report import Report, collect, record
 
-from device_emulator.calibrate import HostCosts, calibrate, host_clock_MHz
+from device_emulator.calibrate import CalibrationWarning, HostCosts, calibrate, host_clock_MHz
 from device_emulator.compute import COST_MODELS
 from device_emulator.costs import TaskCosts, task_costs
 from device_emulator.faults import FAULT_CODES, FaultPlan
@@ -57,6 +57,7 @@ __all__ = [
     "FAULT_CODES",
     "calibrate",
     "HostCosts",
+    "CalibrationWarning",
     "host_clock_MHz",
     "sweep",
     "Sweep",

@@ -228,7 +228,6 @@ class DeviceExecutor:
         skip = self.origin + span.offset - first_page * self.page_size
         text = pages[skip: skip + length]
         fresh = self.host.parse(Span(text, span.offset, span.at_eof, span.index), plan)
-        fresh.counters += result.counters  # keep what the failed device attempts counted
         result.take(fresh)
         result.side = RAW
         result.seconds = time.perf_counter() - started
