@@ -30,7 +30,7 @@ from arrow_bridge.kernels.span_layout import RESULT, TASK, fused_outputs
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.reader import CsvReader
 from csvgen import assert_tables_identical, csv_cases, outcome
-from device_emulator import ComputationalSSD, FaultPlan
+from device_emulator import CalibrationWarning, ComputationalSSD, FaultPlan
 from ndp_core.device import HostOnly
 from ndp_core.engine import Status
 from ndp_core.report import collect
@@ -217,7 +217,10 @@ def test_calibrate_fits_host_costs_the_model_accepts(tmp_path):
     path = _lineitem_like(tmp_path, rows=20000)
     ints = tmp_path / "ints.csv"
     ints.write_text("a,b\n" + "".join(f"{i},{i * 7}\n" for i in range(100000)))
-    costs = arrow_bridge.calibrate([path, str(ints)], block_sizes=(1 << 13, 1 << 15, 1 << 17))
+    # Two shapes and no nulls: the fit must say so (which units, and why), not stay silent.
+    with pytest.warns(CalibrationWarning) as warned:
+        costs = arrow_bridge.calibrate([path, str(ints)], block_sizes=(1 << 13, 1 << 15, 1 << 17))
+    assert any("nulls: no task exercised them" in str(w.message) for w in warned)
     assert costs.n_samples > 20 and not set(costs.unfitted) & {"bytes_scanned", "ints", "floats", "temporals"}
     assert costs.rel_rmse < 1.0  # a usable fit, not a precise one (timings are noisy here)
     with ComputationalSSD("modern-gen4", workers=2, host_costs=costs) as ssd, collect() as runs:
