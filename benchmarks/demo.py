@@ -93,8 +93,7 @@ def device_run(path: Path, threads: int, profile: str = "summarizer-board") -> N
     from ndp_core.report import collect
 
     with ComputationalSSD(profile, workers=threads) as ssd, collect() as runs:
-        table = arrow_bridge.read_csv(str(path), n_threads=threads, device=ssd, split="dynamic",
-                                      block_size=256 << 10)
+        table = arrow_bridge.read_csv(str(path), n_threads=threads, device=ssd, split="dynamic")
     same = table.equals(arrow_bridge.read_csv(str(path), n_threads=threads))
     print(f"\nOn an emulated computational SSD ({profile}, split=dynamic): same Table as the host path: {same}")
     print(runs.total)

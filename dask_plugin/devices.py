@@ -132,8 +132,7 @@ class DevicePlugin(WorkerPlugin):
         self.device: Any = None
 
     def setup(self, worker: Any) -> None:
-        state = getattr(worker, "state", None)
-        self.device = self.spec.create(host_threads=getattr(state, "nthreads", None) or getattr(worker, "nthreads", None))
+        self.device = self.spec.create(host_threads=_threads_of(worker))
 
     def teardown(self, worker: Any) -> None:
         device, self.device = self.device, None
@@ -197,8 +196,14 @@ def device_for(spec: DeviceSpec) -> Any:
             return plugin.device
     with _process_lock:
         if spec.key not in _process_devices:
-            _process_devices[spec.key] = spec.create()
+            _process_devices[spec.key] = spec.create(host_threads=_threads_of(worker))
         return _process_devices[spec.key]
+
+
+def _threads_of(worker: Any) -> Optional[int]:
+    """The threads a ``distributed`` worker runs tasks on (None outside one)."""
+    state = getattr(worker, "state", None)
+    return getattr(state, "nthreads", None) or getattr(worker, "nthreads", None)
 
 
 def page_size_of(spec: Optional[DeviceSpec], default: int = 4096) -> int:
