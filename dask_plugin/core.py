@@ -54,7 +54,7 @@ PARALLEL_SCAN_BYTES = 32 << 20
 #: Keywords that describe the file's header: used for preambles and whole-file reads only.
 _HEADER_KEYS = ("header", "names", "skiprows")
 #: ``dask.dataframe.read_csv`` keywords with no meaning here (accepted for the backend switch).
-_IGNORED_DASK_KEYS = ("sample_rows", "enforce", "assume_missing")
+_IGNORED_DASK_KEYS = ("sample_rows", "enforce")
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,8 @@ def read_csv(
     All partitions use one schema: the types inferred from the first
     ``sample`` bytes of data (plus ``dtype=``). As in Dask, a partition whose
     values do not fit those types raises ``arrow_bridge.CsvParseError``
-    saying so: pass ``dtype={column: type}``.
+    saying so: pass ``dtype={column: type}``, or ``assume_missing=True``
+    (as in Dask: integer columns not in ``dtype`` are read as float64).
 
     ``include_path_column``: add a categorical column (named ``"path"``, or
     the given name) with each row's file. Reader options (``sep``,
@@ -140,6 +141,7 @@ def read_csv(
     """
     import dask.dataframe as dd
 
+    assume_missing = bool(options.pop("assume_missing", False))
     reader_options = _reader_options(options)
     if dtype_backend not in DTYPE_BACKENDS:
         raise ValueError(f"dtype_backend must be one of {DTYPE_BACKENDS}, got {dtype_backend!r}")
@@ -153,6 +155,8 @@ def read_csv(
     plans = [read_file_plan(f, reader_options, storage_options, block, page) for f in files]
     names = _common_names(plans)
     schema, user_typed = sample_schema(plans, reader_options, _bytes(sample, "sample"), storage_options)
+    if assume_missing:
+        schema = ints_as_floats(schema, user_typed)
     path_column = _path_column(include_path_column, schema)
     parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
@@ -301,6 +305,17 @@ def sample_schema(plans: Sequence[FilePlan], reader_options: dict, sample: int,
     else:
         user_typed = set(table.column_names)
     return table.schema, user_typed
+
+
+def ints_as_floats(schema: pa.Schema, keep: set[str]) -> pa.Schema:
+    """Dask's ``assume_missing=True``: integer columns the user did not type
+    become float64, so a later partition's missing values fit.
+
+    >>> ints_as_floats(pa.schema([("a", pa.int64()), ("b", pa.int64()), ("c", pa.string())]), {"b"}).types
+    [DataType(double), DataType(int64), DataType(string)]
+    """
+    return pa.schema([field.with_type(pa.float64()) if pa.types.is_integer(field.type) and field.name not in keep
+                      else field for field in schema])
 
 
 def _sample_range(plan: FilePlan, sample: int, reader_options: dict,

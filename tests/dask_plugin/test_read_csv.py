@@ -8,10 +8,12 @@ with file-global lines; device Reports must add up across workers.
 from __future__ import annotations
 
 import os
+import pickle
 import uuid
 
 import dask
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -137,10 +139,41 @@ def test_invalid_arguments_fail_when_building_the_graph(csv_dir):
 def test_backend_switch_routes_dd_read_csv_here(client, csv_dir, csv_files, expected_frame, assert_same):
     with dask.config.set({"dataframe.backend": "ndp"}):
         ddf = dd.read_csv(str(csv_dir / "part-*.csv"), blocksize=5000, sample_rows=5)
+        arrow = dd.read_csv(str(csv_dir / "part-*.csv"), blocksize=5000, dtype_backend="pyarrow")
         assert any(isinstance(getattr(e, "func", None), CsvPartReader) for e in ddf.expr.walk())
         assert dd.from_dict({"x": [1, 2]}, npartitions=1).x.sum().compute() == 3
-    assert_same(ddf.compute(), expected_frame(csv_files))
+    # the pandas backend's dtypes and values by default: code comparing or concatenating frames keeps working
+    # (whole files for the pandas backend: its byte blocks split these files' quoted line breaks)
+    pandas_backend = dd.read_csv(str(csv_dir / "part-*.csv"), blocksize=None)
+    assert ddf.dtypes.to_dict() == pandas_backend.dtypes.to_dict()
+    assert_same(ddf.compute(), pandas_backend.compute().reset_index(drop=True))
+    assert_same(arrow.compute(), expected_frame(csv_files))
     assert ddf.npartitions > 3
+
+
+def test_backend_errors_survive_dasks_reraise(client, tmp_path, awkward_csv):
+    """Dask re-raises a backend's error as ``type(e)(message)``: the parse error, not a TypeError."""
+    path = awkward_csv(tmp_path / "bad.csv", 400, seed=7)
+    data = path.read_bytes()
+    at = data.index(b"\n390,") + 1
+    path.write_bytes(data[:at] + b"390,too,many,fields,here\n" + data[at:])
+    line = 1 + data[:at].count(b"\n")
+    with dask.config.set({"dataframe.backend": "ndp"}):
+        ddf = dd.read_csv(str(path), blocksize=4096, sample=4096)
+        with pytest.raises(arrow_bridge.CsvParseError, match=f"{path.name}:{line}:"):
+            ddf.compute()
+    again = arrow_bridge.CsvParseError("only a message")
+    assert str(pickle.loads(pickle.dumps(again))) == "only a message"
+
+
+def test_assume_missing_reads_untyped_integer_columns_as_floats(sync, tmp_path):
+    path = tmp_path / "ints.csv"
+    path.write_text("a,b,c\n" + "".join(f"{i},{i},x{i}\n" for i in range(2000)) + ",,y\n")
+    ddf = dask_plugin.read_csv(str(path), blocksize=4096, sample=1024, assume_missing=True, dtype={"b": "float32"},
+                               dtype_backend="numpy")
+    assert ddf.dtypes.to_dict()["a"] == np.float64 and ddf.dtypes.to_dict()["b"] == np.float32
+    got = ddf.compute()
+    assert got.a.isna().sum() == 1 and got.a.iloc[:2000].tolist() == [float(i) for i in range(2000)]
 
 
 # ---- devices and Reports -----------------------------------------------------------------------
