@@ -7,7 +7,7 @@ WARM := $(VENV)/.ndp-kernels-cached
 DATA := data
 SF ?= 0.1
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench sanitize clean
 
 install: $(WARM)
 
@@ -39,6 +39,11 @@ test: install
 
 bench: install
 	$(PY) -m benchmarks.peers
+
+# The C++ engine under AddressSanitizer + UBSan, then ThreadSanitizer (.ci/sanitize).
+sanitize: install
+	bash .ci/sanitize address
+	bash .ci/sanitize thread
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(DATA)
