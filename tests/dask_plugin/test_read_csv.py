@@ -312,3 +312,22 @@ def test_cluster_devices_with_a_fault_plan_give_the_same_frame_and_count_the_fau
     assert report.runs == ddf.npartitions and len(job.workers) == 2
     # each worker's device models the threads it parses with: 2 workers x 1 thread, not 2 x the profile's 8
     assert report.units["host_cpu"] == 2
+
+
+def test_storage_options_never_show_in_errors_reprs_or_task_keys(sync):
+    """Credentials in storage_options stay out of what users print and share."""
+    import fsspec
+
+    secret = "SECRET-TOKEN-4f1c"
+    data = b"a,b\n" + b"".join(b"%d,%d\n" % (i, i) for i in range(3000)) + b"1,2,3\n"
+    with fsspec.filesystem("memory").open("memory://creds/bad.csv", "wb") as f:
+        f.write(data)
+    options = {"token": secret}
+    with pytest.raises(arrow_bridge.CsvParseError) as host_error:
+        arrow_bridge.read_csv("memory://creds/bad.csv", storage_options=options)
+    ddf = dask_plugin.read_csv("memory://creds/bad.csv", storage_options=options, blocksize=4096, sample=4096)
+    with pytest.raises(arrow_bridge.CsvParseError) as dask_error:
+        ddf.compute()
+    shown = [str(host_error.value), repr(host_error.value), str(dask_error.value), repr(ddf), ddf._name,
+             *map(str, ddf.__dask_graph__().keys())]
+    assert not [text for text in shown if secret in text]
