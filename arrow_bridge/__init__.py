@@ -4,9 +4,9 @@
 >>> arrow_bridge.read_csv(io.BytesIO(b"x\\n1.5\\n")).column("x").type
 DataType(double)
 """
-from arrow_bridge.api import calibrate, read_csv, read_pandas, sweep, to_pandas
-from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+from arrow_bridge.api import calibrate, open_csv, read_csv, read_pandas, sweep, to_pandas
+from arrow_bridge.errors import CsvBadLineWarning, CsvDecodeError, CsvParseError
 from arrow_bridge.writer import read_back_options, write_csv
 
-__all__ = ["read_csv", "read_pandas", "to_pandas", "write_csv", "read_back_options", "calibrate", "sweep", "CsvParseError",
-           "CsvBadLineWarning"]
+__all__ = ["read_csv", "open_csv", "read_pandas", "to_pandas", "write_csv", "read_back_options", "calibrate", "sweep",
+           "CsvParseError", "CsvDecodeError", "CsvBadLineWarning"]

@@ -1,9 +1,12 @@
-"""Public entry points: ``read_csv`` (→ pyarrow.Table), ``read_pandas`` and ``to_pandas``."""
+"""Public entry points: ``read_csv`` (→ pyarrow.Table), ``open_csv`` (→ a stream of record batches),
+``read_pandas`` and ``to_pandas``."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from typing import IO, TYPE_CHECKING, Any, Sequence, Union
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any, Iterator, Sequence, Union
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -13,6 +16,7 @@ from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.source import ByteSource, RangeSource, open_source
+from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,10 +79,68 @@ def read_csv(
     {'a': [1, 2], 'b': ['x', 'y']}
     """
     opts = resolve_options(read_options, parse_options, convert_options, **options)
-    with open_source(source, storage_options) as src:
+    with _opened(source, opts, byte_range, storage_options, device, split, offload) as reader:
+        return reader.read()
+
+
+@contextmanager
+def _opened(source: Source, opts: CsvOptions, byte_range: tuple[int, int] | None,
+            storage_options: dict[str, Any] | None, device: Any, split: str,
+            offload: Sequence[SpanExecutor]) -> Iterator[CsvReader]:
+    """The reader of ``source`` (opened here, closed on the way out): read_csv's and open_csv's."""
+    with open_source(source, storage_options, encoding=opts.encoding, encoding_errors=opts.encoding_errors,
+                     for_device=split != "host") as src:
         if byte_range is not None:
             src, opts = _range_of(src, opts, byte_range)
-        return CsvReader(src, opts, _device(device), split, offload=offload).read()
+        yield CsvReader(src, opts, _device(device), split, offload=offload)
+
+
+def open_csv(source: Source, *, read_options: pacsv.ReadOptions | None = None,
+             parse_options: pacsv.ParseOptions | None = None, convert_options: pacsv.ConvertOptions | None = None,
+             **options: Any) -> pa.RecordBatchReader:
+    """Opens CSV as a stream of record batches: a ``pyarrow.RecordBatchReader``
+    (iterate it, ``read_next_batch()``, or hand it to ``pq.ParquetWriter``,
+    ``pyarrow.dataset.write_dataset``, DuckDB, polars), a batch per block of
+    about ``block_size`` bytes (2 MiB by default).
+
+    Takes :func:`read_csv`'s sources and options (pyarrow's option objects,
+    pandas-style keywords, ``byte_range``, ``storage_options``, ...); the
+    batches concatenated are ``read_csv``'s Table wherever the first block's
+    types hold for the whole file. Memory stays bounded by the batches in flight (``n_threads + 1``
+    blocks ahead of the one the caller holds), whatever the file size.
+
+    Types are inferred from the first block, as ``pyarrow.csv.open_csv``
+    does: opening reads it (errors in it raise :class:`arrow_bridge.CsvParseError`
+    here). A later value that does not fit its column's type, or any other
+    error met while iterating, raises ``pyarrow.ArrowInvalid`` (a
+    ``ValueError``, what pyarrow's ``open_csv`` raises) whose message names
+    the file, line, column and value; give such a column its type (``dtype=``,
+    ``column_types``) to read it wider. ``close()`` (or leaving a ``with``
+    block) stops the worker threads and closes the source; so does
+    exhausting or dropping the reader. ``device=`` and ``offload=`` raise
+    ``NotImplementedError``: they settle the run only at its end.
+
+    >>> import io
+    >>> from arrow_bridge.api import open_csv
+    >>> data = b"a,b\\n" + b"".join(b"%d,x\\n" % i for i in range(10))
+    >>> with open_csv(io.BytesIO(data), block_size=16) as reader:
+    ...     print(reader.schema.types, [batch.num_rows for batch in reader])
+    [DataType(int64), DataType(string)] [7, 3]
+    """
+    return record_batch_reader(_stream(source, read_options=read_options, parse_options=parse_options,
+                                       convert_options=convert_options, **options))
+
+
+def _stream(source: Source, *, read_options: pacsv.ReadOptions | None = None,
+            parse_options: pacsv.ParseOptions | None = None, convert_options: pacsv.ConvertOptions | None = None,
+            byte_range: tuple[int, int] | None = None, device: Any = None, split: str = "host",
+            storage_options: dict[str, Any] | None = None, offload: Sequence[SpanExecutor] = (),
+            **options: Any) -> Stream:
+    """The schema, then the record batches of ``source`` (:meth:`CsvReader.stream`); the source
+    stays open until the generator ends or is closed."""
+    opts = resolve_options(read_options, parse_options, convert_options, **options)
+    with _opened(source, opts, byte_range, storage_options, device, split, offload) as reader:
+        yield from reader.stream()
 
 
 def calibrate(sources: Source | list[Source], block_sizes: tuple[int, ...] = (1 << 16, 1 << 18, 1 << 20),
@@ -218,15 +280,31 @@ def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) ->
     return RangeSource(src, start, stop), opts
 
 
-def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", **options: Any) -> "pd.DataFrame":
+def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: int | None = None,
+                iterator: bool = False, **options: Any) -> "pd.DataFrame | DataFrameChunks":
     """Reads CSV straight into a pandas DataFrame: :func:`read_csv`, then
     :func:`to_pandas` with ``dtype_backend`` (``"pyarrow"``, ``"numpy"`` or
     ``"numpy_nullable"``).
 
+    ``chunksize=N`` or ``iterator=True`` read it a piece at a time, as pandas
+    does: the result (:class:`arrow_bridge.streaming.DataFrameChunks`, like
+    pandas' ``TextFileReader``) yields DataFrames of ``N`` rows (the last
+    shorter), gives the next ``n`` with ``get_chunk(n)`` and closes with
+    ``close()`` or a ``with`` block. It streams (:func:`open_csv`: memory
+    bounded, types from the first block; errors stay ``CsvParseError``); each
+    frame's dtypes are what ``read_pandas`` gives for its rows, and its index
+    continues the previous frame's.
+
     >>> import io, arrow_bridge
     >>> arrow_bridge.read_pandas(io.BytesIO(b"a\\n1\\n"), dtype_backend="numpy").dtypes["a"]
     dtype('int64')
+    >>> with arrow_bridge.read_pandas(io.BytesIO(b"a\\n1\\n2\\n3\\n"), chunksize=2) as chunks:
+    ...     [frame.index.tolist() for frame in chunks]
+    [[0, 1], [2]]
     """
+    if chunksize is not None or iterator:
+        return DataFrameChunks(_stream(source, **options), chunksize,
+                               functools.partial(to_pandas, dtype_backend=dtype_backend))
     return to_pandas(read_csv(source, **options), dtype_backend)
 
 

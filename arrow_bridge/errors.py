@@ -31,13 +31,58 @@ class CsvParseError(ValueError):
         if line is None and reason is None:  # a message only
             super().__init__(path)
             return
-        where = f"column {column!r}: " if column is not None else ""
-        super().__init__(f"{path}:{line}: {where}{reason} (byte offset {byte_offset})")
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        where = f"column {self.column!r}: " if self.column is not None else ""
+        return f"{self.path}:{self.line}: {where}{self.reason} (byte offset {self.byte_offset})"
+
+    def move_to(self, byte_offset: int, note: str = "") -> None:
+        """Re-anchors the error at ``byte_offset`` (in the file as given, where
+        the reader parsed a transcoded copy), ``note`` added to the reason."""
+        self.byte_offset, self.reason = byte_offset, self.reason + note
+        self.args = (self._text(),)
 
     def __reduce__(self):  # keep the fields across processes (Dask workers)
         if self.line is None and self.reason is None:
             return (type(self), (str(self),))
         return (type(self), (self.path, self.line, self.column, self.byte_offset, self.reason))
+
+
+class CsvDecodeError(CsvParseError, UnicodeDecodeError):
+    """Bytes the file's encoding cannot decode (``encoding_errors="strict"``).
+
+    A :class:`CsvParseError` located in the file as given (line, byte offset)
+    and the ``UnicodeDecodeError`` pandas raises (``encoding``, ``object``: the
+    bytes, ``start``/``end`` in them, ``reason``).
+
+    >>> err = CsvDecodeError("x.csv", 2, 7, "cp1252", b"\\x81", "character maps to <undefined>")
+    >>> print(err)
+    x.csv:2: cannot decode b'\\x81' as cp1252: character maps to <undefined> (byte offset 7)
+    >>> isinstance(err, UnicodeDecodeError), err.object, err.start, err.end
+    (True, b'\\x81', 0, 1)
+    >>> str(CsvDecodeError(str(err))) == str(err)  # a message only, as Dask re-raises
+    True
+    """
+
+    def __init__(self, path: str, line: int | None = None, byte_offset: int | None = None,
+                 encoding: str | None = None, bad: bytes = b"", reason: str | None = None):
+        if line is None and reason is None:  # a message only
+            UnicodeDecodeError.__init__(self, encoding or "unknown", bad, 0, len(bad), path)
+            self.path = self.line = self.column = self.byte_offset = None
+            self.message = path
+            return
+        UnicodeDecodeError.__init__(self, encoding, bad, 0, len(bad), reason)
+        self.path, self.line, self.column, self.byte_offset = path, line, None, byte_offset
+        self.message = f"{path}:{line}: cannot decode {bad!r} as {encoding}: {reason} (byte offset {byte_offset})"
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self):
+        if self.line is None:
+            return (type(self), (self.message,))
+        return (type(self), (self.path, self.line, self.byte_offset, self.encoding, self.object, self.reason))
 
 
 class CsvBadLineWarning(UserWarning):

@@ -15,6 +15,8 @@ from typing import Any, Callable, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from arrow_bridge.transcoding import check_error_handler, normalize_encoding
+
 _DEFAULT_CONVERT = pacsv.ConvertOptions()
 DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
 DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
@@ -47,6 +49,8 @@ class CsvOptions:
     include_missing_columns: bool = False
     decimal_point: str = "."
     check_utf8: bool = True
+    encoding: str = "utf-8"  # any Python text codec (normalized name); others are transcoded to UTF-8
+    encoding_errors: str = "strict"  # a codecs error handler: "strict", "replace", "ignore", ...
     block_size: int | None = None  # None: a device's task size (Device.task_bytes), else DEFAULT_BLOCK_SIZE
     n_threads: int = 0  # 0: all cores
     nrows: int | None = None
@@ -64,6 +68,9 @@ class CsvOptions:
             raise ValueError(f"on_bad_lines must be one of {ON_BAD_LINES} or a callable")
         if self.nrows is not None and self.nrows < 0:
             raise ValueError("nrows must be >= 0")
+        # LookupError for an unknown codec or handler, as pandas raises.
+        object.__setattr__(self, "encoding", normalize_encoding(self.encoding))
+        object.__setattr__(self, "encoding_errors", check_error_handler(self.encoding_errors))
 
     @property
     def span_bytes(self) -> int:
@@ -107,11 +114,10 @@ def resolve_options(
 
 
 def _apply_read_options(opts: CsvOptions, ro: pacsv.ReadOptions) -> CsvOptions:
-    if ro.encoding.lower().replace("-", "") not in ("utf8", "utf8sig"):
-        raise NotImplementedError(f"encoding {ro.encoding!r}: only UTF-8 is supported")
     names = tuple(ro.column_names) or None
     return replace(
         opts,
+        encoding=ro.encoding,  # pyarrow has no error handler: undecodable bytes raise, as there
         block_size=ro.block_size,
         n_threads=opts.n_threads if ro.use_threads else 1,
         skip_rows=ro.skip_rows,
@@ -160,7 +166,7 @@ def _apply_convert_options(opts: CsvOptions, co: pacsv.ConvertOptions) -> CsvOpt
 _PANDAS_KEYWORDS = {
     "sep", "delimiter", "header", "names", "usecols", "dtype", "na_values", "keep_default_na",
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
-    "escapechar", "doublequote", "quoting", "decimal", "encoding", "n_threads", "block_size",
+    "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
 }
 
 
@@ -182,8 +188,9 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
         changes["double_quote"] = bool(kw["doublequote"])
     if "decimal" in kw:
         changes["decimal_point"] = kw["decimal"]
-    if kw.get("encoding") not in (None, "utf-8", "utf8", "utf-8-sig", "UTF-8"):
-        raise NotImplementedError(f"encoding {kw['encoding']!r}: only UTF-8 is supported")
+    for key in ("encoding", "encoding_errors"):
+        if kw.get(key) is not None:
+            changes[key] = kw[key]
     changes.update(_header_changes(opts, kw))
     changes.update(_value_changes(opts, kw))
     for key in ("nrows", "on_bad_lines", "n_threads", "block_size"):

@@ -8,6 +8,11 @@ it drives do the rest — :mod:`arrow_bridge.span_errors` (error text),
 :mod:`arrow_bridge.assembly` (the Table). See docs/architecture.md for the
 walk of one block.
 
+One loop serves both ways out (:meth:`CsvReader._checked`): :meth:`~CsvReader.read`
+keeps every checked span and assembles one Table; :meth:`~CsvReader.stream`
+turns each into a record batch as soon as it and every span before it are
+checked, its types fixed by the first block (:mod:`arrow_bridge.first_block`).
+
 >>> import io
 >>> from arrow_bridge.options import CsvOptions
 >>> from arrow_bridge.reader import CsvReader
@@ -20,13 +25,15 @@ from __future__ import annotations
 import dataclasses
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Optional, Sequence
+from contextlib import closing, contextmanager
+from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 import pyarrow as pa
 
 from arrow_bridge.assembly import assemble
 from arrow_bridge.errors import CsvParseError
-from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanPlan, SpanResult
+from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
+from arrow_bridge.first_block import FixedTypeErrors, fix_types
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.preamble import Preamble, read_preamble
@@ -39,7 +46,8 @@ from ndp_core.report import Report, record
 
 
 class CsvReader:
-    """Reads one source into a ``pyarrow.Table`` with the given options.
+    """Reads one source into a ``pyarrow.Table`` (:meth:`read`) or a stream of
+    record batches (:meth:`stream`) with the given options.
 
     ``device``/``split`` register a :class:`DeviceExecutor` for that device;
     ``offload`` registers executors of any kind (a GPU, say), tried in order
@@ -60,35 +68,88 @@ class CsvReader:
                              "such as 'modern-gen4', or ndp_core.device.HostOnly())")
         self.report: Optional[Report] = None  # the offload run's Report, when there was one
 
-    # ---- driver -------------------------------------------------------------------------------------
+    # ---- the two ways out ---------------------------------------------------------------------------
     def read(self) -> pa.Table:
         """The whole source as one Table (its offload executors' Report in ``self.report``)."""
-        opts = self.opts
-        if self.source.random_access and not len(self.source.read_range(0, 1)) and opts.column_names:
-            return assemble([], plan_columns(list(opts.column_names), opts))  # e.g. an empty byte range
-        pre = read_preamble(self.source, opts)
-        if not pre.names:
-            raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,
-                                "empty CSV file: cannot infer the number of columns")
-        read = ReadPlan.build(self.source, opts, pre.names)
-        self.types = TypeState(read)
-        self.errors = SpanErrors(read)
-        started: list[SpanExecutor] = []
-        try:
-            for executor in [self.host, *self.offload]:
-                started.append(executor)  # closed even if its start fails part way
-                executor.start(read)
-            results = self._parse_all(pre)
-            reports = [executor.finish(results, self.types.plan()) for executor in started]
-            settle_types(results, read, self.host)
-        finally:
-            for executor in reversed(started):
-                executor.close()
+        if self._empty_range():
+            return assemble([], plan_columns(list(self.opts.column_names), self.opts))
+        with self._started() as pre:
+            results = list(self._checked(pre))
+            reports = [executor.finish(results, self.types.plan()) for executor in self._executors]
+            settle_types(results, self.plan, self.host)
         for report in reports:
             if report is not None:
                 self.report = report
                 record(report)
-        return assemble(results, read.columns, opts.nrows)
+        return assemble(results, self.plan.columns, self.opts.nrows)
+
+    def stream(self) -> Iterator[Union[pa.Schema, pa.RecordBatch]]:
+        """Yields the schema, then a record batch per span (spans without rows
+        yield none), each as soon as it and every span before it are checked;
+        ``threads + 1`` spans in flight at most.
+
+        Types are those of the first span with rows (``pyarrow.csv.open_csv``'s
+        rule, :mod:`arrow_bridge.first_block`); a later value that does not fit
+        raises a :class:`CsvParseError` naming its line, column and value.
+        Closing the generator stops the worker threads. Offload executors
+        (``device=``) cannot stream: they settle the whole run at the end.
+
+        >>> import io
+        >>> from arrow_bridge.source import open_source
+        >>> data = b"x\\n" + b"".join(b"%d\\n" % i for i in range(10))
+        >>> stream = CsvReader(open_source(io.BytesIO(data)), CsvOptions(block_size=8)).stream()
+        >>> [item.num_rows if isinstance(item, pa.RecordBatch) else str(item) for item in stream]
+        ['x: int64', 7, 3]
+        """
+        if self.offload:
+            raise NotImplementedError(
+                "open_csv cannot stream through device= or offload= executors: their finish() needs every "
+                "span's result at the end of the run (the device's timing model schedules all tasks at once, "
+                "and in dynamic mode decides then which ones come back raw for the host), so the whole file's "
+                "results would be held. Use read_csv(..., device=...), or dask_plugin.read_csv for files "
+                "larger than memory")
+        if self._empty_range():
+            yield assemble([], plan_columns(list(self.opts.column_names), self.opts)).schema
+            return
+        with self._started() as pre, closing(self._checked(pre, first_block=True)) as checked:
+            schema = None
+            for result in checked:
+                if not result.nrows:
+                    continue
+                if schema is None:  # the types are fixed now
+                    schema = assemble([], self.plan.columns).schema
+                    yield schema
+                table = assemble([result], self.plan.columns)
+                yield pa.RecordBatch.from_arrays([column.chunk(0) for column in table.columns], schema=schema)
+            if schema is None:  # no rows: as read_csv's empty Table
+                yield assemble([], self.plan.columns).schema
+
+    # ---- driver -------------------------------------------------------------------------------------
+    def _empty_range(self) -> bool:
+        """An empty byte range with given names (nothing to read, not even a header)."""
+        source = self.source
+        return bool(source.random_access and not len(source.read_range(0, 1)) and self.opts.column_names)
+
+    @contextmanager
+    def _started(self) -> Iterator[Preamble]:
+        """Reads the preamble, plans the read (``self.plan``, ``self.types``,
+        ``self.errors``) and starts every executor; closes them on the way out."""
+        pre = read_preamble(self.source, self.opts)
+        if not pre.names:
+            raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,
+                                "empty CSV file: cannot infer the number of columns")
+        self.plan = ReadPlan.build(self.source, self.opts, pre.names)
+        self.types = TypeState(self.plan)
+        self.errors = SpanErrors(self.plan)
+        self._executors: list[SpanExecutor] = []
+        try:
+            for executor in [self.host, *self.offload]:
+                self._executors.append(executor)  # closed even if its start fails part way
+                executor.start(self.plan)
+            yield pre
+        finally:
+            for executor in reversed(self._executors):
+                executor.close()
 
     def _executor_for(self, span: Span) -> SpanExecutor:
         for executor in self.offload:
@@ -99,8 +160,14 @@ class CsvReader:
     def _leaves_unread(self, offset: int) -> bool:
         return any(executor.leaves_unread(offset) for executor in self.offload)
 
-    def _parse_all(self, pre: Preamble) -> list[SpanResult]:
-        """Every span parsed, checked and in file order (up to ``nrows``)."""
+    def _checked(self, pre: Preamble, first_block: bool = False) -> Iterator[SpanResult]:
+        """Every span parsed, checked and yielded in file order (up to ``nrows``).
+
+        Until the first span has settled the types one span is in flight, then
+        ``threads + 1``; the next ones are handed out before a checked span is
+        yielded, so they parse while the caller works. With ``first_block`` the
+        first span with rows fixes the types for the rest (:meth:`_fix_types`).
+        """
         opts, source = self.opts, self.source
         spans = SpanCutter(source, opts.span_bytes, pre.prefix, pre.data_offset, pre.eof,
                            left_unread=self._leaves_unread if self.offload else None)
@@ -108,6 +175,7 @@ class CsvReader:
         threads = opts.threads
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
         pending: deque[tuple[Span, Future]] = deque()
+        unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows
 
         def parse(span: Span) -> Future:
             executor, plan = self._executor_for(span), self.types.plan()
@@ -116,11 +184,10 @@ class CsvReader:
         def refill() -> None:
             # Spans parsed before the first one has settled the types would all take the general
             # path (four times slower than the fused kernel): until then, one at a time.
-            depth = threads + 1 if self.types.known else 1
+            depth = threads + 1 if self.types.known and not unfixed else 1
             while len(pending) < depth and (span := next(cutter, None)) is not None:
                 pending.append((span, parse(span)))
 
-        results: list[SpanResult] = []
         line, rows = pre.data_line, 0
         try:
             refill()
@@ -133,24 +200,41 @@ class CsvReader:
                     self.host.truncate(result, remaining)
                 self.types.learn(result)
                 self.errors.check(result, line)
+                if unfixed and result.nrows:
+                    self._fix_types(result)
+                    unfixed = False
                 line += result.line_breaks
                 rows += result.nrows
-                results.append(self._release(result))
+                checked = self._release(result)
                 if result.status == NEEDS_MORE and not self._enough(rows):
                     following = pending.popleft()[0] if pending else next(cutter)
                     fresh = recut(span, result.parsed, following, source)
                     pending.appendleft((fresh, parse(fresh)))
                 if source.random_access:  # nothing keeps the span's bytes: reuse its block
                     spans.recycle(span)
-                if self._enough(rows):
+                enough = self._enough(rows)
+                if not enough:
+                    refill()
+                yield checked
+                if enough:
                     break
-                refill()
         finally:
             for _, future in pending:
                 future.cancel()
             if pool is not None:
                 pool.shutdown(wait=True)
-        return results
+
+    def _fix_types(self, result: SpanResult) -> None:
+        """Makes the types ``result`` inferred explicit for the rest of the read
+        (no other span is in flight: none was handed out before this one's check)."""
+        inferred = [j for j, column in enumerate(self.plan.columns) if column.inferred]
+        self.plan = fix_types(self.plan, result.rungs)
+        for executor in self._executors:
+            executor.close()
+            executor.start(self.plan)
+        self.types = TypeState(self.plan)
+        self.types.learn(result)  # its density sizes the next spans' outputs
+        self.errors = FixedTypeErrors(self.plan, inferred)
 
     def _enough(self, rows: int) -> bool:
         return self.opts.nrows is not None and rows >= self.opts.nrows

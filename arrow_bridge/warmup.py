@@ -44,6 +44,7 @@ def warm_up() -> float:
         except ValueError:
             pass  # the value may not convert; the kernel is compiled either way
     read_csv(io.BytesIO(b"x,y\n1,2\n3\n"), on_bad_lines="skip", n_threads=1)
+    read_csv(io.BytesIO("x\né\n".encode("latin-1")), encoding="latin-1", n_threads=1)  # the byte-table transcoder
     import arrow_bridge.kernels.format_app  # noqa: F401 - compiles the device-side StorageApps
     import arrow_bridge.kernels.span_app  # noqa: F401
     from arrow_bridge.writer import write_csv
