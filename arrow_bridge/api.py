@@ -15,6 +15,7 @@ from arrow_bridge.options import CsvOptions, resolve_options
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor
 from arrow_bridge.reader import CsvReader
+from arrow_bridge.sniffing import sniff_for_read
 from arrow_bridge.source import ByteSource, RangeSource, open_source
 from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
 
@@ -78,9 +79,20 @@ def read_csv(
     >>> arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n")).to_pydict()
     {'a': [1, 2], 'b': ['x', 'y']}
     """
+    source, options = _dialect(source, options, storage_options)
     opts = resolve_options(read_options, parse_options, convert_options, **options)
     with _opened(source, opts, byte_range, storage_options, device, split, offload) as reader:
         return reader.read()
+
+
+def _dialect(source: Source, options: dict[str, Any], storage_options: dict[str, Any] | None
+             ) -> tuple[Source, dict[str, Any]]:
+    """``sep=None`` (pandas' spelling): the dialect sniffed from the source's
+    first MiB in its place (:func:`arrow_bridge.sniffing.sniff`); keywords the
+    caller gave win. Anything else passes through."""
+    if "sep" in options and options["sep"] is None or "delimiter" in options and options["delimiter"] is None:
+        return sniff_for_read(source, options, storage_options)
+    return source, options
 
 
 @contextmanager
@@ -138,6 +150,7 @@ def _stream(source: Source, *, read_options: pacsv.ReadOptions | None = None,
             **options: Any) -> Stream:
     """The schema, then the record batches of ``source`` (:meth:`CsvReader.stream`); the source
     stays open until the generator ends or is closed."""
+    source, options = _dialect(source, options, storage_options)
     opts = resolve_options(read_options, parse_options, convert_options, **options)
     with _opened(source, opts, byte_range, storage_options, device, split, offload) as reader:
         yield from reader.stream()
