@@ -73,7 +73,8 @@ def read_csv(
     that bring one pass it here.
 
     Malformed input raises :class:`arrow_bridge.CsvParseError` (a
-    ``ValueError``) naming the file, line, column and byte offset.
+    ``pyarrow.ArrowInvalid``, as pyarrow raises, so a ``ValueError``) naming
+    the file, line, column and byte offset.
 
     >>> import io, arrow_bridge
     >>> arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n")).to_pydict()

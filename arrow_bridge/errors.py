@@ -1,9 +1,13 @@
 """The reader's error: where in the file, and what went wrong."""
 from __future__ import annotations
 
+import pyarrow as pa
 
-class CsvParseError(ValueError):
-    """Malformed CSV input, located precisely.
+
+class CsvParseError(pa.ArrowInvalid):
+    """Malformed CSV input, located precisely. A ``pyarrow.ArrowInvalid``
+    (so a ``ValueError``), as ``pyarrow.csv`` raises: code that catches
+    pyarrow's error keeps working.
 
     Attributes: ``path`` (file name or description of the source), ``line``
     (1-based physical line), ``column`` (name, or None when the problem is the

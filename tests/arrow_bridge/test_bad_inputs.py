@@ -390,3 +390,18 @@ def test_fuzz_csvish_bytes_block_invariant(body, pad, block_size, n_threads, sep
         assert_tables_identical(small[1], big[1])
     else:
         assert small == big
+
+
+def test_parse_errors_are_caught_the_way_pyarrow_users_catch_them():
+    import io
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    data = b"a,b\n1,2\n3,4,5\n"
+    with pytest.raises(pa.ArrowInvalid):
+        pacsv.read_csv(io.BytesIO(data))
+    with pytest.raises(pa.ArrowInvalid) as ours:  # pyarrow's except clause keeps working
+        arrow_bridge.read_csv(io.BytesIO(data))
+    assert isinstance(ours.value, arrow_bridge.CsvParseError) and isinstance(ours.value, ValueError)
+    assert (ours.value.line, ours.value.byte_offset) == (3, 8)
