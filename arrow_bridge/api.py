@@ -322,10 +322,34 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     return to_pandas(read_csv(source, **options), dtype_backend)
 
 
+def deduplicated(names: Sequence[str]) -> list[str]:
+    """Column names made unique as pandas makes a header's: a repeated ``a``
+    becomes ``a.1``, then ``a.2``, skipping names the header already has.
+
+    >>> deduplicated(["a", "a", "b", "a", "a.1"])
+    ['a', 'a.2', 'b', 'a.3', 'a.1']
+    """
+    taken = set(names)
+    counts: dict[str, int] = {}
+    out = []
+    for name in names:
+        count = counts.get(name, 0)
+        counts[name] = count + 1
+        if count:
+            while f"{name}.{count}" in taken:
+                count += 1
+            counts[name] = count + 1
+            name = f"{name}.{count}"
+            taken.add(name)
+        out.append(name)
+    return out
+
+
 def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame":
     """A pandas DataFrame of ``table``: ``pd.ArrowDtype`` columns (``"pyarrow"``,
     no conversion), NumPy dtypes (``"numpy"``, ``table.to_pandas()``) or
-    pandas' nullable extension dtypes (``"numpy_nullable"``).
+    pandas' nullable extension dtypes (``"numpy_nullable"``). Duplicate
+    names are made unique as pandas does (:func:`deduplicated`).
 
     >>> import pyarrow as pa
     >>> to_pandas(pa.table({"a": [1, None]}), "numpy_nullable").dtypes["a"]
@@ -333,6 +357,9 @@ def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame"
     """
     import pandas as pd
 
+    names = deduplicated(table.column_names)
+    if names != table.column_names:
+        table = table.rename_columns(names)
     if dtype_backend == "pyarrow":
         return table.to_pandas(types_mapper=pd.ArrowDtype)
     if dtype_backend == "numpy":

@@ -91,3 +91,30 @@ class CsvDecodeError(CsvParseError, UnicodeDecodeError):
 
 class CsvBadLineWarning(UserWarning):
     """A malformed row skipped under ``on_bad_lines="warn"``."""
+
+
+class MissingColumnsError(KeyError, ValueError):
+    """Selected columns the file does not have: a ``KeyError`` as pyarrow
+    raises for ``include_columns``, and a ``ValueError`` as pandas raises for
+    ``usecols``; the message speaks the keyword the caller used.
+
+    >>> str(MissingColumnsError(["zzz"], "usecols"))
+    "Usecols do not match columns, columns expected but not found: ['zzz']"
+    >>> str(MissingColumnsError(["zzz"], "include_columns"))
+    "Column 'zzz' in include_columns does not exist in CSV file"
+    """
+
+    def __init__(self, missing: list, keyword: str = "include_columns"):
+        self.missing = list(missing)
+        self.keyword = keyword
+        if keyword == "usecols":
+            message = f"Usecols do not match columns, columns expected but not found: {self.missing}"
+        else:
+            message = "; ".join(f"Column {name!r} in {keyword} does not exist in CSV file" for name in self.missing)
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+    def __reduce__(self):
+        return (type(self), (self.missing, self.keyword))

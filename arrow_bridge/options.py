@@ -47,6 +47,7 @@ class CsvOptions:
     default_type: pa.DataType | None = None  # dtype=<one type> for every column
     include_columns: tuple[str | int, ...] | None = None
     include_missing_columns: bool = False
+    columns_keyword: str = "include_columns"  # how the caller chose columns ("usecols"), for errors
     decimal_point: str = "."
     check_utf8: bool = True
     encoding: str = "utf-8"  # any Python text codec (normalized name); others are transcoded to UTF-8
@@ -198,6 +199,7 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
             changes[key] = kw[key]
     if kw.get("usecols") is not None:
         changes["include_columns"] = _usecols(kw["usecols"])
+        changes["columns_keyword"] = "usecols"
     if kw.get("dtype") is not None:
         changes.update(_dtype_changes(kw["dtype"]))
     return replace(opts, **changes)
@@ -231,6 +233,10 @@ def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
     """pandas adds na/true/false spellings to the defaults (unless told not to)."""
     changes: dict[str, Any] = {}
     base_nulls = opts.null_values if kw.get("keep_default_na", True) else ()
+    if isinstance(kw.get("na_values"), Mapping):
+        raise NotImplementedError(
+            "na_values as a dict (spellings per column) is not supported: pass a list, which applies to every "
+            "column, or read the column as text (dtype={name: 'string'}) and replace the spellings afterwards")
     if kw.get("na_values") is not None:
         extra = kw["na_values"]
         extra = [extra] if isinstance(extra, str) else list(extra)

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
+from arrow_bridge.errors import MissingColumnsError
 from arrow_bridge.inference import InferringConverter
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
@@ -42,6 +43,9 @@ def plan_columns(names: Sequence[str], opts: CsvOptions) -> list[ColumnPlan]:
     """The output columns of a file with header ``names`` (``include_columns``
     order, explicit types from ``column_types``/``default_type``)."""
     wanted = opts.include_columns if opts.include_columns is not None else range(len(names))
+    missing = [key for key in wanted if isinstance(key, str) and key not in names]
+    if missing and not opts.include_missing_columns:
+        raise MissingColumnsError(missing, opts.columns_keyword)
     plans = []
     for key in wanted:
         if isinstance(key, int):
@@ -50,10 +54,8 @@ def plan_columns(names: Sequence[str], opts: CsvOptions) -> list[ColumnPlan]:
             index, name = key % len(names), names[key]
         elif key in names:
             index, name = list(names).index(key), key
-        elif opts.include_missing_columns:
+        else:  # include_missing_columns: a column of nulls
             index, name = -1, key
-        else:
-            raise KeyError(f"Column {key!r} in include_columns does not exist in CSV file")
         plans.append(ColumnPlan(name, index, opts.column_types.get(name, opts.default_type)))
     return plans
 

@@ -90,8 +90,15 @@ def test_pyarrow_option_objects():
 def test_usecols_positions_and_missing_columns():
     data = b"a,b,c\n1,2,3\n"
     assert arrow_bridge.read_csv(io.BytesIO(data), usecols=[2, 0]).schema.names == ["c", "a"]
-    with pytest.raises(KeyError, match="zz"):
-        arrow_bridge.read_csv(io.BytesIO(data), usecols=["zz"])
+    # each vocabulary's own error and words: pandas' ValueError for usecols, pyarrow's KeyError for include_columns
+    with pytest.raises(ValueError, match=r"Usecols do not match columns, columns expected but not found: \['zz', 'y'\]"):
+        arrow_bridge.read_csv(io.BytesIO(data), usecols=["a", "zz", "y"])
+    with pytest.raises(ValueError, match="Usecols do not match"):
+        pd.read_csv(io.BytesIO(data), usecols=["a", "zz", "y"])
+    with pytest.raises(KeyError, match="Column 'zz' in include_columns does not exist in CSV file"):
+        arrow_bridge.read_csv(io.BytesIO(data), convert_options=pacsv.ConvertOptions(include_columns=["zz"]))
+    with pytest.raises(KeyError, match="Column 'zz' in include_columns does not exist in CSV file"):
+        pacsv.read_csv(io.BytesIO(data), convert_options=pacsv.ConvertOptions(include_columns=["zz"]))
     co = pacsv.ConvertOptions(include_columns=["a", "zz"], include_missing_columns=True)
     assert arrow_bridge.read_csv(io.BytesIO(data), convert_options=co).equals(
         pacsv.read_csv(io.BytesIO(data), convert_options=co))
@@ -206,3 +213,15 @@ def test_byte_range_reads_exactly_its_records_with_global_error_positions(write_
     with pytest.raises(arrow_bridge.CsvParseError) as err:
         arrow_bridge.read_csv(str(path), byte_range=(cuts[3], len(data)))
     assert (err.value.line, err.value.byte_offset) == (6, cuts[3])
+
+
+def test_read_pandas_makes_duplicate_names_unique_as_pandas_does():
+    data = b"a,a,b,a,a.1\n1,2,3,4,5\n"
+    ours = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy")
+    pd.testing.assert_frame_equal(ours, pd.read_csv(io.BytesIO(data)))
+    assert arrow_bridge.read_csv(io.BytesIO(data)).column_names == ["a", "a", "b", "a", "a.1"]  # pyarrow's names
+
+
+def test_per_column_na_values_are_refused_not_ignored():
+    with pytest.raises(NotImplementedError, match="na_values as a dict"):
+        arrow_bridge.read_csv(io.BytesIO(b"score\n-\n1\n"), na_values={"score": ["-"]})
