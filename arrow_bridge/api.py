@@ -12,6 +12,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from arrow_bridge.options import CsvOptions, resolve_options
+from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, name_positions, positions_named, selected_names, shape,
+                                       split_keywords)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor
 from arrow_bridge.reader import CsvReader
@@ -298,7 +300,13 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
                 iterator: bool = False, **options: Any) -> "pd.DataFrame | DataFrameChunks":
     """Reads CSV straight into a pandas DataFrame: :func:`read_csv`, then
     :func:`to_pandas` with ``dtype_backend`` (``"pyarrow"``, ``"numpy"`` or
-    ``"numpy_nullable"``).
+    ``"numpy_nullable"``). pandas' frame keywords work as in
+    ``pandas.read_csv`` (:mod:`arrow_bridge.pandas_frame`): ``index_col``,
+    ``parse_dates`` with ``date_format``, ``converters`` (applied to each
+    value's text in Python: a slow path), ``skipfooter``,
+    ``dtype="category"`` (or per column), ``usecols`` as a callable; and
+    ``engine``, ``low_memory``, ``memory_map``, ``float_precision`` are
+    accepted with a warning.
 
     ``chunksize=N`` or ``iterator=True`` read it a piece at a time, as pandas
     does: the result (:class:`arrow_bridge.streaming.DataFrameChunks`, like
@@ -316,10 +324,29 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     ...     [frame.index.tolist() for frame in chunks]
     [[0, 1], [2]]
     """
+    if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
+        options = name_positions(options, _header_names(source, options))
+    options, steps = split_keywords(options)
+    if callable(options.get("usecols")):
+        options["usecols"] = selected_names(options["usecols"], _header_names(source, options))
+    to_frame = functools.partial(to_pandas, dtype_backend=dtype_backend)
     if chunksize is not None or iterator:
-        return DataFrameChunks(_stream(source, **options), chunksize,
-                               functools.partial(to_pandas, dtype_backend=dtype_backend))
-    return to_pandas(read_csv(source, **options), dtype_backend)
+        if steps != FrameSteps():
+            raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)} and dtype='category' are not supported with "
+                                      "chunksize/iterator yet: apply them to each chunk")
+        return DataFrameChunks(_stream(source, **options), chunksize, to_frame)
+    return shape(read_csv(source, **options), steps, to_frame)
+
+
+def _header_names(source: Source, options: dict[str, Any]) -> list[str]:
+    """The column names a read of ``source`` with ``options`` would see (for a callable ``usecols``)."""
+    if hasattr(source, "read") and not (hasattr(source, "seekable") and source.seekable()):
+        raise NotImplementedError("usecols as a callable needs a path, bytes or a seekable file object")
+    position = source.tell() if hasattr(source, "read") else None
+    names = read_csv(source, **{**split_keywords(options)[0], "usecols": None, "nrows": 0}).column_names
+    if position is not None:
+        source.seek(position)
+    return names
 
 
 def deduplicated(names: Sequence[str]) -> list[str]:

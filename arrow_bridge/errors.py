@@ -1,7 +1,31 @@
-"""The reader's error: where in the file, and what went wrong."""
+"""The reader's error: where in the file, and what went wrong; and warnings that point at the caller."""
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 import pyarrow as pa
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warns with the ``stacklevel`` that points at the first caller outside
+    ``arrow_bridge`` (the user's ``read_csv`` line, or Dask's), however deep
+    the reader's own calls go.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_at_caller("careful")
+    >>> str(seen[0].message)
+    'careful'
+    """
+    frame, level = sys._getframe(1), 2  # stacklevel 2 is our caller, frame 1 here
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class CsvParseError(pa.ArrowInvalid):

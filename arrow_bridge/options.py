@@ -15,6 +15,8 @@ from typing import Any, Callable, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from arrow_bridge.errors import warn_at_caller
+
 from arrow_bridge.transcoding import check_error_handler, normalize_encoding
 
 _DEFAULT_CONVERT = pacsv.ConvertOptions()
@@ -169,9 +171,18 @@ _PANDAS_KEYWORDS = {
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
 }
+#: pandas keywords that choose how pandas parses, not what: accepted with a warning.
+IGNORED_PANDAS_KEYWORDS = {
+    "engine": "arrow_bridge has one parser",
+    "low_memory": "types are inferred per block and settled over the whole file, never mixed",
+    "memory_map": "local files are read in blocks by the C++ engine",
+    "float_precision": "floats are always correctly rounded (round trip)",
+}
 
 
 def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
+    for key in sorted(set(kw) & set(IGNORED_PANDAS_KEYWORDS)):
+        warn_at_caller(f"read_csv({key}={kw.pop(key)!r}) is ignored: {IGNORED_PANDAS_KEYWORDS[key]}")
     unknown = set(kw) - _PANDAS_KEYWORDS
     if unknown:
         raise TypeError(f"read_csv() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")

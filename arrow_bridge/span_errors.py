@@ -15,31 +15,16 @@ question to the user's ``on_bad_lines`` callable.
 """
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from typing import Optional
 
 import numpy as np
 
-from arrow_bridge.errors import CsvBadLineWarning, CsvParseError
+from arrow_bridge.errors import CsvBadLineWarning, CsvParseError, warn_at_caller
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.kernels.status import BAD_ROW, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _stacklevel_past_package() -> int:
-    """The ``stacklevel`` that makes a warning point at the first caller outside
-    ``arrow_bridge`` (the user's ``read_csv`` line, or Dask's), however deep the
-    reader's own calls go."""
-    frame, level = sys._getframe(2), 2  # 1: the function that warns (our caller)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class SpanErrors:
@@ -74,7 +59,7 @@ class SpanErrors:
                 if _invalid_row_verdict(policy, self.read.ncols, int(nfields), err.line, text) != "skip":
                     raise err
             else:
-                warnings.warn(f"skipping bad line: {err}", CsvBadLineWarning, stacklevel=_stacklevel_past_package())
+                warn_at_caller(f"skipping bad line: {err}", CsvBadLineWarning)
 
     def field_count_error(self, span: Span, offset: int, line: int) -> tuple[CsvParseError, str]:
         """The error for the record at ``offset`` and the record's text."""
