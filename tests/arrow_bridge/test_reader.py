@@ -1,7 +1,6 @@
 """The reader end to end: sources, options, blocks and threads, pandas output."""
 import gzip
 import io
-import os
 
 import fsspec
 import pandas as pd
@@ -166,15 +165,6 @@ def test_read_pandas_backends(csv_path):
 def test_unknown_keyword_is_a_type_error():
     with pytest.raises(TypeError, match="sepp"):
         arrow_bridge.read_csv(io.BytesIO(b"a\n1\n"), sepp=";")
-
-
-def test_cli_prints_schema_and_speed(csv_path, capsys):
-    from arrow_bridge.cli import main
-
-    assert main([str(csv_path), "--threads", "1", "--head", "2", "--compare-pyarrow"]) == 0
-    out = capsys.readouterr().out
-    assert "id: int64" in out and "rows: 150" in out and "pyarrow.csv" in out
-    assert main([os.fspath(csv_path) + ".missing"]) == 1
 
 
 def test_invalid_row_handler_sees_the_row():
