@@ -45,7 +45,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     converter or become categorical are read as text, as pandas hands them.
 
     >>> split_keywords({"sep": ";", "skipfooter": 2, "dtype": {"a": "category", "b": "int32"}})
-    ({'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}}, FrameSteps(index_col=None, parse_dates=None, date_format=None, converters={}, skipfooter=2, categories=['a']))
+    ({'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}}, FrameSteps(index_col=None, parse_dates=None, date_format=None, converters={}, skipfooter=2, categories=('a',)))
     """
     options = dict(options)
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
@@ -55,7 +55,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     if isinstance(dtype, str) and dtype == "category":
         steps.categories, options["dtype"] = True, "string"
     elif isinstance(dtype, Mapping):
-        steps.categories = [name for name, kind in dtype.items() if isinstance(kind, str) and kind == "category"]
+        steps.categories = tuple(name for name, kind in dtype.items() if isinstance(kind, str) and kind == "category")
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
     dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else ()
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
