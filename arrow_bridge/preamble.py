@@ -33,6 +33,11 @@ class Preamble:
     eof: bool
 
 
+#: The preamble's first read, which becomes the first span (SpanCutter): small,
+#: as that span is parsed on the general path, before the types are known.
+FIRST_READ_BYTES = 256 << 10
+
+
 class _Buffered:
     """The first bytes of a source, extended on demand."""
 
@@ -64,7 +69,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     >>> pre.names, pre.data_offset, pre.data_line
     (['a', 'b'], 15, 3)
     """
-    data = _Buffered(source, opts.span_bytes)
+    data = _Buffered(source, min(opts.span_bytes, FIRST_READ_BYTES))
     if len(data.buf) == 0:
         raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
     while len(data.buf) < len(_BOM) and data.more():

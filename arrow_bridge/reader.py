@@ -169,8 +169,11 @@ class CsvReader:
         first span with rows fixes the types for the rest (:meth:`_fix_types`).
         """
         opts, source = self.opts, self.source
+        # A small first span (the preamble's read-ahead) for whole reads on the host; a stream infers
+        # its types from a whole first block (pyarrow's rule), and devices number tasks by block.
         spans = SpanCutter(source, opts.span_bytes, pre.prefix, pre.data_offset, pre.eof,
-                           left_unread=self._leaves_unread if self.offload else None)
+                           left_unread=self._leaves_unread if self.offload else None,
+                           prefix_span=not first_block and not self.offload)
         cutter = iter(spans)
         threads = opts.threads
         pool = ThreadPoolExecutor(threads) if threads > 1 else None

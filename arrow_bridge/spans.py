@@ -81,6 +81,9 @@ class SpanCutter:
     """Yields spans of about ``block_size`` bytes from ``source``, starting with
     ``prefix`` (bytes already read) at file offset ``offset``.
 
+    ``prefix_span=True`` makes the prefix (cut at its last line break) the
+    first span by itself, however short.
+
     ``left_unread(offset)`` says whether the span starting at ``offset`` will
     be parsed from the file by someone else (a device): such spans are cut
     from the last bytes of their block only and yielded unread (random-access
@@ -93,8 +96,9 @@ class SpanCutter:
     """
 
     def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool,
-                 left_unread: Callable[[int], bool] | None = None):
+                 left_unread: Callable[[int], bool] | None = None, prefix_span: bool = False):
         self._source = source
+        self._prefix_span = prefix_span
         self._block_size = block_size
         self._carry = prefix
         self._offset = offset
@@ -132,6 +136,13 @@ class SpanCutter:
                 return
 
     def _next(self) -> Span:
+        if self._prefix_span and self._count == 0 and len(self._carry) and not self._eof:
+            # The preamble's read-ahead is a span of its own: the first span is parsed before the
+            # types are known (the general path, several times slower), so it should stay small.
+            cut = last_line_break_end(self._carry, 0, len(self._carry))
+            if cut > 0:
+                buf, self._carry = self._carry[:cut], self._carry[cut:]
+                return self._emit(buf, at_eof=False)
         if self._left_unread is not None and not self._eof and self._left_unread(self._offset):
             span = self._next_unread()
             if span is not None:

