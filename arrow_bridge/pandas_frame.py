@@ -59,9 +59,8 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
     dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else ()
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
-    if text:
-        options["dtype"] = {**text, **(options.get("dtype") or {})} if not isinstance(options.get("dtype"), str) \
-            else options["dtype"]
+    if text and not isinstance(options.get("dtype"), str):  # one dtype for every column wins
+        options["dtype"] = {**text, **(options.get("dtype") or {})}
     return options, steps
 
 

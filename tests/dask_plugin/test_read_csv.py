@@ -96,12 +96,17 @@ def test_headerless_files_with_names(sync, tmp_path, expected_frame, assert_same
 
 
 # ---- errors -----------------------------------------------------------------------------------
+def _with_a_bad_row(path) -> tuple[int, int]:
+    """Puts a row with too many fields before row 390 of ``path``; its ``(line, byte offset)``."""
+    data = path.read_bytes()
+    at = data.index(b"\n390,") + 1
+    path.write_bytes(data[:at] + b"390,too,many,fields,here\n" + data[at:])
+    return 1 + data[:at].count(b"\n"), at
+
+
 def test_a_bad_row_raises_on_the_client_with_its_file_and_global_line(client, tmp_path, awkward_csv):
     path = awkward_csv(tmp_path / "bad.csv", 400, seed=7)
-    data = path.read_bytes()
-    at = data.index(b"\n390,")+1
-    path.write_bytes(data[:at] + b"390,too,many,fields,here\n" + data[at:])
-    line = 1 + data[:at].count(b"\n")
+    line, at = _with_a_bad_row(path)
     ddf = dask_plugin.read_csv(str(path), blocksize=4096, sample=4096)  # the sample ends before it
     with pytest.raises(arrow_bridge.CsvParseError) as err:
         ddf.compute()
@@ -154,10 +159,7 @@ def test_backend_switch_routes_dd_read_csv_here(client, csv_dir, csv_files, expe
 def test_backend_errors_survive_dasks_reraise(client, tmp_path, awkward_csv):
     """Dask re-raises a backend's error as ``type(e)(message)``: the parse error, not a TypeError."""
     path = awkward_csv(tmp_path / "bad.csv", 400, seed=7)
-    data = path.read_bytes()
-    at = data.index(b"\n390,") + 1
-    path.write_bytes(data[:at] + b"390,too,many,fields,here\n" + data[at:])
-    line = 1 + data[:at].count(b"\n")
+    line, _ = _with_a_bad_row(path)
     with dask.config.set({"dataframe.backend": "ndp"}):
         ddf = dd.read_csv(str(path), blocksize=4096, sample=4096)
         with pytest.raises(arrow_bridge.CsvParseError, match=f"{path.name}:{line}:"):
