@@ -71,14 +71,9 @@ def _pow5_128_table() -> tuple[np.ndarray, np.ndarray]:
             z = power5.bit_length()  # == ceil(log2(5**-q)): never a power of two
             b = z + 127 if q >= -27 else 2 * z + 128
             c = (1 << b) // power5 + 1
-            while c >= 1 << 128:
-                c >>= 1
         else:
-            c = 5**q
-            while c < 1 << 127:
-                c <<= 1
-            while c >= 1 << 128:
-                c >>= 1
+            c = 5**q << 128  # shifted up so that truncating to 128 bits below is one right shift
+        c >>= max(c.bit_length() - 128, 0)  # the top 128 bits, bit 127 set
         hi.append(c >> 64)
         lo.append(c & ((1 << 64) - 1))
     return np.array(hi, dtype=np.uint64), np.array(lo, dtype=np.uint64)

@@ -49,8 +49,11 @@ def days_from_civil(y, m, d):
 
 def _calendar_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Days from the epoch to Jan 1 of years 0..9999, days before each month
-    (common, leap) and month lengths (common, leap): a date is two look-ups."""
-    year_start = np.array([days_from_civil(y, 1, 1) for y in range(10000)], dtype=np.int32)
+    (common, leap) and month lengths (common, leap): a date is two look-ups.
+    Built by the Python function: a jitted call at import would start Numba's
+    compiler before any read needs it."""
+    civil = days_from_civil.py_func
+    year_start = np.array([civil(y, 1, 1) for y in range(10000)], dtype=np.int32)
     lengths = np.array([[31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31],
                         [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]], dtype=np.int64)
     before = np.zeros((2, 13), dtype=np.int64)
