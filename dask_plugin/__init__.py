@@ -16,7 +16,9 @@
 
 * :func:`read_csv` — a ``dask.dataframe.DataFrame`` whose partitions read
   exact record-aligned byte ranges (see ``docs/dask.md``);
-* :func:`job_report` — the device Reports of the partitions computed in a block;
+* :func:`job_report` — the device Reports of the partitions computed in a block,
+  with the partitions a lost worker made ``distributed`` retry
+  (:mod:`dask_plugin.attempts`);
 * :func:`install_devices` / :class:`DevicePlugin` — one device per worker;
 * :class:`~dask_plugin.backend.NdpBackendEntrypoint` — ``dataframe.backend: ndp``
   makes ``dd.read_csv`` use this reader.

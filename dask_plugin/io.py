@@ -21,7 +21,7 @@ import pyarrow as pa
 import arrow_bridge
 from arrow_bridge import CsvParseError
 from arrow_bridge.api import to_pandas
-from dask_plugin.devices import DeviceSpec, current_worker, device_for
+from dask_plugin.devices import DeviceSpec, device_for
 from dask_plugin.reports import publish
 from ndp_core.report import collect
 
@@ -94,8 +94,7 @@ class CsvPartReader:
         except CsvParseError as err:
             raise self._explain(err) from None
         if reports:
-            worker = current_worker()
-            publish(self.read_id, part.index, reports, worker.address if worker else None)
+            publish(self.read_id, part.index, reports)
         return table
 
     def _explain(self, err: CsvParseError) -> CsvParseError:
