@@ -22,7 +22,8 @@ $(INSTALLED): pyproject.toml setup.py $(wildcard ndp_core/src/*)
 # process loads them from Numba's on-disk cache. Numba keys a cached kernel on its
 # own file only, so a constant changed in a module it imports (a status, a layout
 # word) would leave it stale: any change recompiles them all.
-KERNEL_SOURCES := $(wildcard arrow_bridge/kernels/*.py arrow_bridge/*/*.py arrow_bridge/transcoding.py ndp_core/*.py)
+KERNEL_SOURCES := $(wildcard arrow_bridge/kernels/*.py arrow_bridge/*/*.py ndp_core/*.py \
+                  $(addprefix arrow_bridge/,transcoding.py line_filters.py column_finish.py preamble.py))
 $(WARM): $(INSTALLED) $(KERNEL_SOURCES)
 	find arrow_bridge -name '*.nbi' -delete -o -name '*.nbc' -delete
 	$(PY) -m arrow_bridge.warmup

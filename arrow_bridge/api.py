@@ -11,14 +11,16 @@ from typing import IO, TYPE_CHECKING, Any, Iterator, Sequence, Union
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from arrow_bridge.errors import MemoryLimitError
 from arrow_bridge.options import CsvOptions, resolve_options
-from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, name_positions, positions_named, selected_names, shape,
-                                       split_keywords)
+from arrow_bridge.line_filters import open_text
+from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keywords, name_positions, positions_named,
+                                       selected_names, shape, split_keywords)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.sniffing import sniff_for_read
-from arrow_bridge.source import ByteSource, RangeSource, open_source
+from arrow_bridge.source import ByteSource, RangeSource
 from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ def read_csv(
     split: str = "host",
     storage_options: dict[str, Any] | None = None,
     offload: Sequence[SpanExecutor] = (),
+    memory_limit: int | str | None = None,
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -74,6 +77,22 @@ def read_csv(
     implementations, e.g. a GPU's), tried in order before the host; packages
     that bring one pass it here.
 
+    ``memory_limit`` bounds what the read holds: bytes, or a size such as
+    ``"512MiB"`` or ``"2GB"`` (Dask's spelling). It counts the parsed output
+    kept until the Table is assembled (assembly copies nothing), and the
+    spans in flight (their text, and their output estimated from the densest
+    span so far); while the next span would not fit the reader waits for
+    those in flight, and when it cannot go on it raises
+    :class:`arrow_bridge.MemoryLimitError` (a ``MemoryError``) naming the
+    limit and what it held, before it allocates more, instead of the
+    operating system killing the process. Fixed per-thread workspaces and
+    the interpreter's own memory are not counted. A read that fits gives the
+    same Table as one without a limit.
+
+    Ctrl-C raises ``KeyboardInterrupt`` once the spans being parsed are done
+    (milliseconds at the default block size): no worker threads are left and
+    a device's engine keeps no command or instance of the read.
+
     Malformed input raises :class:`arrow_bridge.CsvParseError` (a
     ``pyarrow.ArrowInvalid``, as pyarrow raises, so a ``ValueError``) naming
     the file, line, column and byte offset.
@@ -82,10 +101,12 @@ def read_csv(
     >>> arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n")).to_pydict()
     {'a': [1, 2], 'b': ['x', 'y']}
     """
+    options, storage_options, numbers = arrow_keywords(options, storage_options, split=split, byte_range=byte_range)
     source, options = _dialect(source, options, storage_options)
     opts = resolve_options(read_options, parse_options, convert_options, **options)
-    with _opened(source, opts, byte_range, storage_options, device, split, offload) as reader:
-        return reader.read()
+    with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit) as reader:
+        table = reader.read()
+    return table if numbers is None else numbers.apply(table)
 
 
 def _dialect(source: Source, options: dict[str, Any], storage_options: dict[str, Any] | None
@@ -101,13 +122,49 @@ def _dialect(source: Source, options: dict[str, Any], storage_options: dict[str,
 @contextmanager
 def _opened(source: Source, opts: CsvOptions, byte_range: tuple[int, int] | None,
             storage_options: dict[str, Any] | None, device: Any, split: str,
-            offload: Sequence[SpanExecutor]) -> Iterator[CsvReader]:
-    """The reader of ``source`` (opened here, closed on the way out): read_csv's and open_csv's."""
-    with open_source(source, storage_options, encoding=opts.encoding, encoding_errors=opts.encoding_errors,
-                     for_device=split != "host") as src:
+            offload: Sequence[SpanExecutor], memory_limit: int | str | None) -> Iterator[CsvReader]:
+    """The reader of ``source`` (opened here, closed on the way out): read_csv's and open_csv's.
+    A device made here from a profile name is the read's own: closed on the way out too (its
+    engine's threads stop)."""
+    limit = parse_memory_limit(memory_limit)
+    with open_text(source, storage_options, encoding=opts.encoding, encoding_errors=opts.encoding_errors,
+                   for_device=split != "host") as src:
         if byte_range is not None:
             src, opts = _range_of(src, opts, byte_range)
-        yield CsvReader(src, opts, _device(device), split, offload=offload)
+        own_device = _device(device)
+        try:
+            yield CsvReader(src, opts, own_device, split, offload=offload, memory_limit=limit)
+        finally:
+            if own_device is not device:
+                own_device.close()
+
+
+def parse_memory_limit(value: int | str | None) -> int | None:
+    """``memory_limit=`` in bytes: an int, or a size as Dask spells them
+    (``dask.utils.parse_bytes``: ``"512MiB"``, ``"2GB"``, ``"1.5 GiB"``); None for none.
+
+    >>> parse_memory_limit("512MiB"), parse_memory_limit("2GB"), parse_memory_limit(4096)
+    (536870912, 2000000000, 4096)
+    >>> parse_memory_limit("lots")
+    Traceback (most recent call last):
+    ...
+    ValueError: memory_limit: could not interpret 'lots' as a size (try 536870912, "512MiB" or "2GB")
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TypeError(f"memory_limit must be a number of bytes or a size such as '512MiB', got {value!r}")
+    if isinstance(value, str):
+        from dask.utils import parse_bytes
+
+        try:
+            value = parse_bytes(value)
+        except ValueError:
+            raise ValueError(f"memory_limit: could not interpret {value!r} as a size "
+                             '(try 536870912, "512MiB" or "2GB")') from None
+    if value < 1:
+        raise ValueError(f"memory_limit must be at least 1 byte, got {value!r}")
+    return int(value)
 
 
 def open_csv(source: Source, *, read_options: pacsv.ReadOptions | None = None,
@@ -135,6 +192,16 @@ def open_csv(source: Source, *, read_options: pacsv.ReadOptions | None = None,
     exhausting or dropping the reader. ``device=`` and ``offload=`` raise
     ``NotImplementedError``: they settle the run only at its end.
 
+    ``memory_limit`` (as for :func:`read_csv`) bounds the spans in flight and
+    the batch not yet handed out: fewer spans are parsed ahead while they
+    would not fit, and a block that cannot fit alone raises a
+    ``MemoryError``: :class:`arrow_bridge.MemoryLimitError` when opening,
+    ``pyarrow.ArrowMemoryError`` with its message while iterating (pyarrow's
+    stream carries the message only). Ctrl-C while the reader waits for a
+    batch stops its threads, ends the stream and raises
+    ``KeyboardInterrupt`` in the caller as the call that asked for the batch
+    returns.
+
     >>> import io
     >>> from arrow_bridge.api import open_csv
     >>> data = b"a,b\\n" + b"".join(b"%d,x\\n" % i for i in range(10))
@@ -150,12 +217,16 @@ def _stream(source: Source, *, read_options: pacsv.ReadOptions | None = None,
             parse_options: pacsv.ParseOptions | None = None, convert_options: pacsv.ConvertOptions | None = None,
             byte_range: tuple[int, int] | None = None, device: Any = None, split: str = "host",
             storage_options: dict[str, Any] | None = None, offload: Sequence[SpanExecutor] = (),
-            **options: Any) -> Stream:
+            memory_limit: int | str | None = None, **options: Any) -> Stream:
     """The schema, then the record batches of ``source`` (:meth:`CsvReader.stream`); the source
     stays open until the generator ends or is closed."""
+    options, storage_options, numbers = arrow_keywords(options, storage_options, split=split, byte_range=byte_range)
+    if numbers is not None:
+        raise NotImplementedError("thousands= with open_csv or chunksize/iterator: which columns are numbers is "
+                                  "decided over the whole file; read_csv or read_pandas without chunks take it")
     source, options = _dialect(source, options, storage_options)
     opts = resolve_options(read_options, parse_options, convert_options, **options)
-    with _opened(source, opts, byte_range, storage_options, device, split, offload) as reader:
+    with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit) as reader:
         yield from reader.stream()
 
 
@@ -317,6 +388,12 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     frame's dtypes are what ``read_pandas`` gives for its rows, and its index
     continues the previous frame's.
 
+    ``memory_limit`` (as for :func:`read_csv`) bounds the read; the
+    ``"pyarrow"`` backend wraps the Table without a copy, while the NumPy
+    backends copy it (strings become Python objects, larger still): with a
+    limit, a Table that cannot fit next to a copy of itself raises
+    :class:`arrow_bridge.MemoryLimitError` before the conversion.
+
     >>> import io, arrow_bridge
     >>> arrow_bridge.read_pandas(io.BytesIO(b"a\\n1\\n"), dtype_backend="numpy").dtypes["a"]
     dtype('int64')
@@ -335,7 +412,19 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
             raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)} and dtype='category' are not supported with "
                                       "chunksize/iterator yet: apply them to each chunk")
         return DataFrameChunks(_stream(source, **options), chunksize, to_frame)
-    return shape(read_csv(source, **options), steps, to_frame)
+    table = read_csv(source, **options)
+    _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
+    return shape(table, steps, to_frame)
+
+
+def _check_conversion(table: pa.Table, source: Source, limit: int | None, dtype_backend: str) -> None:
+    """NumPy-backed frames copy the Table: with a memory limit, the Table and (at least) one copy must fit."""
+    if limit is None or dtype_backend == "pyarrow" or 2 * table.nbytes <= limit:
+        return
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else f"<{type(source).__name__}>"
+    raise MemoryLimitError(name, limit, table.nbytes, 0, table.nbytes,
+                           "Give a larger memory_limit, or dtype_backend='pyarrow' (no copy)",
+                           f"converting it to pandas (dtype_backend={dtype_backend!r}) copies at least")
 
 
 def _header_names(source: Source, options: dict[str, Any]) -> list[str]:

@@ -1,5 +1,11 @@
 """Arrow assembly: checked span results become one ``pyarrow.Table``, a chunk per span.
 
+Assembly copies no data: a column is a ``ChunkedArray`` of the spans' own
+arrays (all of the column's type: ``pa.chunked_array`` wraps them, it never
+casts), and ``Table.from_arrays`` and ``slice`` wrap buffers too. It
+allocates only the columns the file lacks (``pa.nulls``):
+:func:`assembly_bytes` says how much, for a read's memory budget.
+
 >>> import pyarrow as pa
 >>> from arrow_bridge.read_plan import ColumnPlan
 >>> assemble([], [ColumnPlan("a", 0, pa.int32())]).schema
@@ -11,9 +17,29 @@ from typing import Optional, Sequence
 
 import pyarrow as pa
 
+from arrow_bridge.column_finish import finish_table
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.read_plan import ColumnPlan
+
+
+def assembly_bytes(results: Sequence[SpanResult], columns: Sequence[ColumnPlan]) -> int:
+    """Bytes :func:`assemble` allocates beyond the results' buffers: a
+    null column's values for each column the file lacks.
+
+    >>> assembly_bytes([SpanResult(None, nrows=1000)], [ColumnPlan("a", -1, pa.int64()), ColumnPlan("b", 0, None)])
+    8000
+    """
+    total = sum(r.nrows for r in results)
+    extra = 0
+    for column in columns:
+        if column.index < 0 and column.type is not None and column.type != pa.null():
+            try:
+                bits = column.type.bit_width
+            except ValueError:  # variable width: the offsets
+                bits = 64 if pa.types.is_large_string(column.type) or pa.types.is_large_binary(column.type) else 32
+            extra += (total * bits + 7) // 8
+    return extra
 
 
 def assemble(results: Sequence[SpanResult], columns: Sequence[ColumnPlan], nrows: Optional[int] = None) -> pa.Table:
@@ -29,4 +55,4 @@ def assemble(results: Sequence[SpanResult], columns: Sequence[ColumnPlan], nrows
     table = pa.Table.from_arrays(arrays, names=[c.name for c in columns])
     if nrows is not None and table.num_rows > nrows:
         table = table.slice(0, nrows)
-    return table
+    return finish_table(table, columns)  # after the cut: value-dependent types see only the rows returned

@@ -1,7 +1,7 @@
-"""``ndp``: the command line — read, convert, sniff, simulate on an emulated SSD, list profiles.
+"""``ndp``: the command line — read, convert, sniff, grep, simulate on an emulated SSD, list profiles.
 
 One function per subcommand (``cmd_read``, ``cmd_convert``, ``cmd_sniff``,
-``cmd_simulate``, ``cmd_profiles``) and shared helpers that take what users
+``cmd_grep``, ``cmd_simulate``, ``cmd_profiles``) and shared helpers that take what users
 type: sizes (:func:`parse_size`), separators (:func:`parse_sep`), columns by
 name or position (:func:`parse_usecols`), ``col=type`` (:func:`parse_dtype`),
 fault rates (:func:`parse_faults`). Errors end as one line on stderr and an
@@ -26,7 +26,7 @@ import traceback
 import warnings
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 #: Exit statuses: each kind of failure has its own, so scripts can tell them apart.
 EXIT_OK = 0
@@ -264,6 +264,7 @@ def build_parser(prog: str = "ndp") -> argparse.ArgumentParser:
                "  ndp read data.csv --repeat 5 --compare pyarrow,pandas\n"
                "  ndp convert data.csv data.parquet\n"
                "  ndp sniff export.txt\n"
+               "  ndp grep sqlmap access.log -c\n"
                "  ndp simulate data.csv --profile summarizer-board --split dynamic --timeline run.png\n"
                "  ndp profiles show hods-fpga\n\n"
                f"'ndp COMMAND --help' tells more.\n\n{_exit_codes_text()}")
@@ -330,6 +331,47 @@ def build_parser(prog: str = "ndp") -> argparse.ArgumentParser:
         "  ndp read export.txt --sep auto   # read it with the sniffed dialect")
     sniff.add_argument("file", help="CSV file path or fsspec URL")
     sniff.set_defaults(run=cmd_sniff)
+
+    grep = _subparser(
+        commands, "grep", "lines holding any of several keywords (grep -F), on the host or an emulated SSD",
+        "Print the lines of FILE holding any of the KEYWORDs, as 'LC_ALL=C grep -F -n' does:\n"
+        "line number, ':', the line (arrow_bridge.grep). Keywords are literal (no regular\n"
+        "expressions), any number, any length; one starting with '-' goes after '--' or as\n"
+        "--keyword=-x (or -e-x). With -o the lines\n"
+        "go to a Parquet/Feather/Arrow/CSV file as a table (line_number, line). With --device\n"
+        "the search runs as a StorageApp on an emulated computational SSD and the Report (its\n"
+        "modeled time; on biscuit-pm the per-channel pattern matcher) goes to stderr.\n"
+        "Unlike grep, finding nothing is not an error (exit status 0).",
+        "  ndp grep sqlmap access.log\n"
+        "  ndp grep wp-login.php sqlmap access.log -c\n"
+        "  ndp grep -i -e 'union select' --keyword=-rf access.log -o hits.parquet\n"
+        "  ndp grep sqlmap access.log -c --device biscuit-pm --split device")
+    grep.add_argument("words", nargs="*", metavar="KEYWORD", help="a literal keyword (several: any of them)")
+    grep.add_argument("file", metavar="FILE", help="text file path")
+    grep.add_argument("-e", "--keyword", action="append", default=[], dest="keywords", metavar="KEYWORD",
+                      help="a keyword (repeatable); one starting with '-' as --keyword=-x")
+    grep.add_argument("-c", "--count", action="store_true", help="print only the number of matching lines")
+    grep.add_argument("-i", "--ignore-case", action="store_true", help="fold ASCII letters' case")
+    grep.add_argument("-b", "--byte-offset", action="store_true",
+                      help="print each line's byte offset after its number (a byte_offset column with -o)")
+    grep.add_argument("--binary", action="store_true",
+                      help="lines as bytes: no UTF-8 check (a binary column with -o)")
+    written = grep.add_argument_group("output file")
+    written.add_argument("-o", "--out", metavar="OUT", help="write the matching lines as a table to OUT")
+    written.add_argument("--format", choices=sorted(set(FORMATS.values())),
+                         help="OUT's format (default: from its suffix)")
+    written.add_argument("--compression", metavar="CODEC", help="as for 'ndp convert'")
+    device = grep.add_argument_group("device")
+    device.add_argument("--device", metavar="PROFILE",
+                        help="run on an emulated SSD with this profile (a name or a .toml path)")
+    device.add_argument("--split", metavar="SPLIT",
+                        help="host, device (default with --device), static:<fraction> or dynamic")
+    device.add_argument("--faults", type=_typed(parse_faults), metavar="KIND=RATE,...",
+                        help="inject faults: media_error, app_failure, link_timeout, tq_overflow, seed")
+    grep.add_argument("--threads", type=int, metavar="N", help="host threads (default: all cores)")
+    grep.add_argument("--block-size", type=_typed(parse_size), metavar="SIZE",
+                      help="bytes per task (default 4MiB)")
+    grep.set_defaults(run=cmd_grep, out_sep=",")
 
     simulate = _subparser(
         commands, "simulate", "read through an emulated computational SSD and print its Report",
@@ -661,6 +703,117 @@ def cmd_sniff(args: argparse.Namespace) -> int:
     print("why:")
     for reason in dialect.reasons:
         print(f"  - {reason}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
+# grep
+# --------------------------------------------------------------------------
+def grep_keywords(args: argparse.Namespace) -> list[str]:
+    """The keywords: the positional ones, then those given with ``-e``.
+
+    >>> grep_keywords(build_parser().parse_args(["grep", "GET", "POST", "access.log", "--keyword=-rf"]))
+    ['GET', 'POST', '-rf']
+    """
+    keywords = list(args.words) + list(args.keywords)
+    if not keywords:
+        raise UsageError("which keywords? ndp grep KEYWORD... FILE (or -e KEYWORD)")
+    return keywords
+
+
+def grep_output(table: Any, byte_offset: bool = False) -> Iterator[memoryview]:
+    """The bytes ``grep -n`` (``-n -b`` with ``byte_offset``) prints for the lines of
+    ``grep``'s Table, a batch at a time: ``N:line`` (``N:OFFSET:line``) and a line break.
+
+    >>> from arrow_bridge.search import grep
+    >>> b"".join(grep_output(grep(b"a\\nbab\\n", "b", offsets=True), byte_offset=True))
+    b'2:2:bab\\n'
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for batch in table.to_batches():
+        parts = [pc.cast(batch.column("line_number"), pa.string())]
+        if byte_offset:
+            parts.append(pc.cast(batch.column("byte_offset"), pa.string()))
+        parts = [part.cast(pa.binary()) for part in parts] + [batch.column("line").cast(pa.binary())]
+        joined = pc.binary_join_element_wise(*parts, b":")
+        lines = pc.binary_join_element_wise(joined, b"", b"\n")  # each followed by a line break
+        end = int(np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset + len(lines)])
+        yield memoryview(lines.buffers()[2])[:end]
+
+
+def _write_bytes(chunks: Iterator[memoryview]) -> None:
+    """Bytes to stdout as they are (text decoded where stdout has no bytes layer, as under
+    doctest); a closed pipe ends the output quietly."""
+    sys.stdout.flush()
+    raw = getattr(sys.stdout, "buffer", None)
+    try:
+        for chunk in chunks:
+            if raw is None:
+                sys.stdout.write(bytes(chunk).decode("utf-8", "surrogateescape"))
+            else:
+                raw.write(chunk)
+        (raw or sys.stdout).flush()
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as grep does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def cmd_grep(args: argparse.Namespace) -> int:
+    """``ndp grep``: the matching lines (or their count, or a table file), on the host or a device.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "access.log")
+    ...     _ = open(path, "w").write("GET /a 200\\nGET /wp-login.php 404\\nPOST /b 200\\n")
+    ...     main(["grep", "wp-login", "POST", path])
+    ...     main(["grep", "-c", "-e", "GET", path])
+    2:GET /wp-login.php 404
+    3:POST /b 200
+    0
+    2
+    0
+    """
+    from ndp_core.report import collect
+
+    from arrow_bridge.search import grep
+
+    keywords = grep_keywords(args)
+    fmt = output_format(args.out, args.format) if args.out else None
+    if args.out and os.path.abspath(args.out) == os.path.abspath(args.file):
+        raise UsageError("OUT is FILE: writing the matches onto the file searched would destroy it")
+    device = None
+    if args.device:
+        from device_emulator import ComputationalSSD
+
+        device = ComputationalSSD(args.device, faults=args.faults)
+    elif args.split or args.faults:
+        raise UsageError("--split and --faults need --device PROFILE")
+    options = dict(ignore_case=args.ignore_case, binary=args.binary, offsets=args.byte_offset, device=device,
+                   split=args.split or ("device" if device else "host"), block_size=args.block_size,
+                   n_threads=args.threads)
+    try:
+        with collect() as runs:
+            found = grep(args.file, keywords, count=args.count, **options)
+    finally:
+        if device is not None:
+            device.close()
+    if args.count:
+        print(found)
+    elif args.out:
+        write, close = _batch_writer(fmt, args.out, found.schema, args)
+        for batch in found.to_batches():
+            write(batch)
+        close()
+        print(f"wrote {args.out}: {fmt}, {found.num_rows:,} matching lines")
+    else:
+        _write_bytes(grep_output(found, args.byte_offset))
+    if device is not None:
+        report = runs.total
+        print(report, file=sys.stderr)
+        if "matcher" in report.meta:
+            print(f"pattern matcher: {report.meta['matcher']}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -7,7 +7,7 @@ output, no copy) or the row at which a value did not convert.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 import pyarrow as pa
@@ -56,17 +56,22 @@ class ValueRules:
     strings_can_be_null: bool
     check_utf8: bool
     decimal_point: np.uint8
+    # False when timestamp_parsers name other formats: the kernels' ISO 8601 parser then accepts no
+    # timestamp, and the column's text is parsed after the read (arrow_bridge.column_finish).
+    iso_timestamps: bool = True
 
     @classmethod
-    def from_options(cls, opts: CsvOptions) -> "ValueRules":
+    def from_options(cls, opts: CsvOptions, null_values: Optional[Sequence[str]] = None) -> "ValueRules":
+        """The rules of ``opts`` (with ``null_values`` in place of its null spellings when given)."""
         return cls(
-            nulls=spelling_set(opts.null_values),
+            nulls=spelling_set(opts.null_values if null_values is None else null_values),
             trues=spelling_set(opts.true_values),
             falses=spelling_set(opts.false_values),
             quoted_nulls=opts.quoted_strings_can_be_null,
             strings_can_be_null=opts.strings_can_be_null,
             check_utf8=opts.check_utf8,
             decimal_point=np.uint8(ord(opts.decimal_point)),
+            iso_timestamps=not opts.custom_timestamps,
         )
 
 
@@ -89,6 +94,7 @@ _TIME_UNITS = {"s": (0, 1), "ms": (3, 1_000), "us": (6, 1_000_000), "ns": (9, 1_
 
 
 STRINGS = -1  # ConversionSpec.kind of string/binary types
+_NO_TIMESTAMP = -1  # TIMESTAMP's max_fraction_digits that no value meets
 
 
 @dataclass(frozen=True)
@@ -136,9 +142,11 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
         digits, per_second = _TIME_UNITS[type_.unit]
         zoned = int(getattr(type_, "tz", None) is not None)
         kind = columns.TIME if pa.types.is_time(type_) else columns.TIMESTAMP
+        if kind == columns.TIMESTAMP and not rules.iso_timestamps:
+            digits = _NO_TIMESTAMP  # every value has at least 0 fraction digits: the kernels reject it
         params = (digits, zoned, per_second)
     else:
-        raise NotImplementedError(f"reading CSV values as {type_} is not supported")
+        raise pa.ArrowNotImplementedError(f"CSV conversion to {type_} is not supported")
     return ConversionSpec(kind, params, _fixed_dtype(type_, kind))
 
 

@@ -1,9 +1,13 @@
-"""The reader's error: where in the file, and what went wrong; and warnings that point at the caller."""
+"""The reader's errors: where in the file and what went wrong, a read over its memory budget; warnings
+that point at the caller; and Ctrl-C held back to points where it leaves no lock behind."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import warnings
+from typing import Callable
 
 import pyarrow as pa
 
@@ -26,6 +30,69 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+class interrupts_at_checks:  # named as the function it reads as: ``with interrupts_at_checks() as check:``
+    """Ctrl-C on the main thread held back to the points its caller checks.
+
+    Python raises KeyboardInterrupt between any two bytecodes. One raised
+    just as the main thread took a lock that worker threads need (inside a
+    ``threading.Condition``'s ``__enter__``, as in ``ThreadPoolExecutor.submit``
+    or ``queue.Queue.put``) leaves it taken, and the pool hangs when shut
+    down (CPython issue 74174, bpo-29988). In this block SIGINT only marks the
+    interrupt: the ``check()`` it gives raises KeyboardInterrupt where the
+    caller holds no lock, and so does leaving the block. Waits are not cut
+    short by it (an interrupted lock wait goes on; an ``ndp_core`` engine
+    wait goes on to its command's end). A block inside another shares the
+    outer one's mark, at no cost. Other threads, and a program that handles
+    SIGINT itself, are left as they are.
+
+    >>> with interrupts_at_checks() as check:
+    ...     check()  # nothing pressed: nothing raised
+    """
+
+    def __enter__(self) -> Callable[[], None]:
+        global _holding
+        self._held = None
+        if threading.current_thread() is not threading.main_thread():
+            return _nothing_pressed
+        if _holding is not None:  # an outer block holds it back already
+            return _holding.check
+        if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            return _nothing_pressed
+        self._held = _holding = _HeldInterrupt()
+        self._previous = signal.signal(signal.SIGINT, self._held)
+        return self._held.check
+
+    def __exit__(self, exc_type, exc, traceback) -> None:
+        global _holding
+        if self._held is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            _holding = None
+            if exc_type is None:
+                self._held.check()
+
+
+class _HeldInterrupt:
+    """The SIGINT handler of :class:`interrupts_at_checks`: it marks, ``check`` raises."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.pressed = True
+
+    def check(self) -> None:
+        if self.pressed:
+            self.pressed = False
+            raise KeyboardInterrupt
+
+
+def _nothing_pressed() -> None:
+    """``check()`` where Ctrl-C is not held back."""
+
+
+_holding: "_HeldInterrupt | None" = None  # the main thread's outermost block's, while it runs
 
 
 class CsvParseError(pa.ArrowInvalid):
@@ -111,6 +178,50 @@ class CsvDecodeError(CsvParseError, UnicodeDecodeError):
         if self.line is None:
             return (type(self), (self.message,))
         return (type(self), (self.path, self.line, self.byte_offset, self.encoding, self.object, self.reason))
+
+
+class MemoryLimitError(MemoryError):
+    """A read that would go over its ``memory_limit``, stopped before it does.
+
+    A ``MemoryError``. Attributes (bytes): ``limit``; ``held``, the parsed
+    output kept so far (a whole read keeps every span's until it assembles
+    the Table; a stream only the batch not yet handed out); ``in_flight``,
+    the spans being parsed (their text, and their output as estimated from
+    the densest span so far); ``needed``, what the next step would add; and
+    ``path``, the source.
+
+    >>> err = MemoryLimitError("x.csv", 64 << 20, 60 << 20, 3 << 20, 6 << 20)
+    >>> print(err)
+    x.csv: the read would exceed memory_limit=64.0 MiB: it holds 60.0 MiB of parsed output and 3.0 MiB \
+of spans in flight, and the next span needs about 6.0 MiB more. Give a larger memory_limit, fewer \
+columns (usecols), or stream the file (open_csv, dask_plugin.read_csv)
+    >>> isinstance(err, MemoryError), err.limit
+    (True, 67108864)
+    """
+
+    def __init__(self, path: str, limit: int, held: int = 0, in_flight: int = 0, needed: int = 0,
+                 advice: str = "Give a larger memory_limit, fewer columns (usecols), or stream the file "
+                               "(open_csv, dask_plugin.read_csv)", step: str = "the next span needs"):
+        self.path, self.limit, self.held, self.in_flight, self.needed = path, limit, held, in_flight, needed
+        self.advice, self.step = advice, step
+        super().__init__(f"{path}: the read would exceed memory_limit={byte_size(limit)}: it holds "
+                         f"{byte_size(held)} of parsed output and {byte_size(in_flight)} of spans in flight, "
+                         f"and {step} about {byte_size(needed)} more. {advice}")
+
+    def __reduce__(self):  # the fields, across processes (Dask workers)
+        return (type(self), (self.path, self.limit, self.held, self.in_flight, self.needed, self.advice, self.step))
+
+
+def byte_size(size: int) -> str:
+    """A byte count for people (binary units).
+
+    >>> byte_size(512), byte_size(1536), byte_size(3 << 20), byte_size(3 << 30)
+    ('512 B', '1.5 KiB', '3.0 MiB', '3.0 GiB')
+    """
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(size) >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
 
 
 class CsvBadLineWarning(UserWarning):

@@ -30,7 +30,7 @@ from arrow_bridge.errors import CsvParseError
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
-from arrow_bridge.read_plan import ColumnPlan, ReadPlan
+from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.span_errors import SpanErrors
 
 
@@ -45,8 +45,10 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
     >>> [c.type for c in fix_types(read, [1, 10]).columns]
     [DataType(int64), DataType(string)]
     """
-    columns = [ColumnPlan(c.name, c.index, INFERENCE_LADDER[rungs[j]] if c.index >= 0 else pa.null())
-               if c.type is None else c for j, c in enumerate(read.columns)]
+    columns = [dataclasses.replace(
+        c, type=(INFERENCE_LADDER[rungs[j]] if c.index >= 0 else pa.null()) if c.type is None else c.type,
+        finish=c.finish.for_stream() if c.finish is not None else None)  # its type, too, from the first block
+        for j, c in enumerate(read.columns)]
     return dataclasses.replace(read, columns=columns,
                                converters=[converter_for(c.type, read.rules) for c in columns])
 

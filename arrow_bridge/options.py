@@ -20,12 +20,22 @@ from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.transcoding import check_error_handler, normalize_encoding
 
 _DEFAULT_CONVERT = pacsv.ConvertOptions()
+ISO8601 = pacsv.ISO8601  # the marker pyarrow puts in timestamp_parsers for its ISO 8601 parser
 DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
 DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
 DEFAULT_FALSE_VALUES = tuple(_DEFAULT_CONVERT.false_values)
 DEFAULT_BLOCK_SIZE = 2 << 20
 MAX_BLOCK_SIZE = 1 << 30
 ON_BAD_LINES = ("error", "skip", "warn")
+
+
+def is_iso8601(parser: Any) -> bool:
+    """Whether a ``timestamp_parsers`` entry is pyarrow's ISO 8601 marker (a copy too: pickling makes one).
+
+    >>> is_iso8601(ISO8601), is_iso8601("%Y")
+    (True, False)
+    """
+    return isinstance(parser, type(ISO8601))
 
 
 @dataclass(frozen=True)
@@ -45,8 +55,13 @@ class CsvOptions:
     false_values: tuple[str, ...] = DEFAULT_FALSE_VALUES
     strings_can_be_null: bool = False
     quoted_strings_can_be_null: bool = True
-    column_types: Mapping[str, pa.DataType] = field(default_factory=dict)
-    default_type: pa.DataType | None = None  # dtype=<one type> for every column
+    column_types: Mapping[str | int, pa.DataType] = field(default_factory=dict)  # by name; by position (pandas)
+    default_type: pa.DataType | None = None  # dtype=<one type>, default_column_type: every column not in column_types
+    column_null_values: Mapping[str | int, tuple[str, ...]] = field(default_factory=dict)  # pandas' na_values dict
+    auto_dict_encode: bool = False
+    auto_dict_max_cardinality: int = 50
+    timestamp_parsers: tuple[Any, ...] = ()  # strptime formats and/or ISO8601; () is ISO 8601 alone
+    ignore_empty_lines: bool = True
     include_columns: tuple[str | int, ...] | None = None
     include_missing_columns: bool = False
     columns_keyword: str = "include_columns"  # how the caller chose columns ("usecols"), for errors
@@ -71,6 +86,9 @@ class CsvOptions:
             raise ValueError(f"on_bad_lines must be one of {ON_BAD_LINES} or a callable")
         if self.nrows is not None and self.nrows < 0:
             raise ValueError("nrows must be >= 0")
+        for parser in self.timestamp_parsers:
+            if not (is_iso8601(parser) or isinstance(parser, str)):
+                raise TypeError(f"timestamp_parsers takes strptime formats and pyarrow.csv.ISO8601, got {parser!r}")
         # LookupError for an unknown codec or handler, as pandas raises.
         object.__setattr__(self, "encoding", normalize_encoding(self.encoding))
         object.__setattr__(self, "encoding_errors", check_error_handler(self.encoding_errors))
@@ -83,6 +101,17 @@ class CsvOptions:
         (2097152, 4096)
         """
         return self.block_size or DEFAULT_BLOCK_SIZE
+
+    @property
+    def custom_timestamps(self) -> bool:
+        """Whether ``timestamp_parsers`` name anything but ISO 8601 (the kernels' own parser).
+
+        >>> CsvOptions().custom_timestamps, CsvOptions(timestamp_parsers=(ISO8601,)).custom_timestamps
+        (False, False)
+        >>> CsvOptions(timestamp_parsers=("%d/%m/%Y",)).custom_timestamps
+        True
+        """
+        return any(not is_iso8601(parser) for parser in self.timestamp_parsers)
 
     @property
     def threads(self) -> int:
@@ -118,6 +147,8 @@ def resolve_options(
 
 def _apply_read_options(opts: CsvOptions, ro: pacsv.ReadOptions) -> CsvOptions:
     names = tuple(ro.column_names) or None
+    if names is not None and ro.autogenerate_column_names:  # pyarrow's own check, its error
+        raise pa.ArrowInvalid("ReadOptions: autogenerate_column_names cannot be true when column_names are provided")
     return replace(
         opts,
         encoding=ro.encoding,  # pyarrow has no error handler: undecodable bytes raise, as there
@@ -131,11 +162,11 @@ def _apply_read_options(opts: CsvOptions, ro: pacsv.ReadOptions) -> CsvOptions:
 
 
 def _apply_parse_options(opts: CsvOptions, po: pacsv.ParseOptions) -> CsvOptions:
-    if not po.ignore_empty_lines:
-        raise NotImplementedError("ignore_empty_lines=False is not supported")
+    # newlines_in_values needs no setting: quoted line breaks are always read exactly, across blocks too.
     handler = po.invalid_row_handler
     return replace(
         opts,
+        ignore_empty_lines=po.ignore_empty_lines,
         delimiter=po.delimiter,
         quote_char=po.quote_char or None,
         double_quote=po.double_quote,
@@ -145,12 +176,12 @@ def _apply_parse_options(opts: CsvOptions, po: pacsv.ParseOptions) -> CsvOptions
 
 
 def _apply_convert_options(opts: CsvOptions, co: pacsv.ConvertOptions) -> CsvOptions:
-    if co.auto_dict_encode:
-        raise NotImplementedError("auto_dict_encode is not supported")
-    if co.timestamp_parsers:
-        raise NotImplementedError("custom timestamp_parsers are not supported")
     return replace(
         opts,
+        default_type=co.default_column_type if co.default_column_type is not None else opts.default_type,
+        auto_dict_encode=co.auto_dict_encode,
+        auto_dict_max_cardinality=co.auto_dict_max_cardinality,
+        timestamp_parsers=tuple(co.timestamp_parsers),
         column_types={name: co.column_types.field(name).type for name in co.column_types.names}
         if isinstance(co.column_types, pa.Schema)
         else dict(co.column_types),
@@ -245,19 +276,34 @@ def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     base_nulls = opts.null_values if kw.get("keep_default_na", True) else ()
     if isinstance(kw.get("na_values"), Mapping):
-        raise NotImplementedError(
-            "na_values as a dict (spellings per column) is not supported: pass a list, which applies to every "
-            "column, or read the column as text (dtype={name: 'string'}) and replace the spellings afterwards")
-    if kw.get("na_values") is not None:
-        extra = kw["na_values"]
-        extra = [extra] if isinstance(extra, str) else list(extra)
-        changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *map(str, extra)]))
+        # pandas: each named column's own spellings (added to the defaults unless keep_default_na=False);
+        # the other columns keep the defaults. Names the file lacks are ignored, as pandas ignores them.
+        changes["column_null_values"] = {
+            _column_key(key): tuple(dict.fromkeys([*base_nulls, *_spellings(extra)]))
+            for key, extra in kw["na_values"].items()}
+        changes["null_values"] = base_nulls
+    elif kw.get("na_values") is not None:
+        changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *_spellings(kw["na_values"])]))
     elif not kw.get("keep_default_na", True):
         changes["null_values"] = ()
     for key, current in (("true_values", opts.true_values), ("false_values", opts.false_values)):
         if kw.get(key) is not None:
             changes[key] = tuple(dict.fromkeys([*current, *map(str, kw[key])]))
     return changes
+
+
+def _spellings(values: Any) -> list[str]:
+    """One spelling or several, as text (pandas takes ``na_values="-"`` or ``[-1, "n/a"]``)."""
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        return [str(values)]
+    return [str(v) for v in values]
+
+
+def _column_key(key: Any) -> str | int:
+    """A dict keyword's column key as pandas reads it: an int is a file position, anything else a name."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    return str(key)
 
 
 def _usecols(usecols: Sequence[str | int]) -> tuple[str | int, ...]:
@@ -268,7 +314,7 @@ def _usecols(usecols: Sequence[str | int]) -> tuple[str | int, ...]:
 
 def _dtype_changes(dtype: Any) -> dict[str, Any]:
     if isinstance(dtype, Mapping):
-        return {"column_types": {str(k): to_arrow_type(v) for k, v in dtype.items()}}
+        return {"column_types": {_column_key(k): to_arrow_type(v) for k, v in dtype.items()}}
     return {"default_type": to_arrow_type(dtype)}
 
 

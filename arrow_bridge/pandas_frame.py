@@ -1,11 +1,16 @@
-"""pandas' frame-shaping keywords for ``read_pandas``: what pandas does around the parse.
+"""pandas' keywords for ``read_pandas`` that the reader has no option for.
 
 The reader parses into Arrow; these keywords change the DataFrame made of it
 the way ``pandas.read_csv`` does (``index_col``, ``parse_dates`` with
 ``date_format``, ``converters``, ``skipfooter``, ``dtype="category"``,
-``usecols`` as a callable). :func:`split_keywords` takes them out of the
-reader's options (asking the reader for text where pandas would hand a
-function or a categorical the raw values); :func:`shape` applies them.
+``usecols`` as a callable, ``thousands``, ``header`` as a list: MultiIndex
+columns). :func:`split_keywords` takes them out of the reader's options
+(asking the reader for text where pandas would hand a function or a
+categorical the raw values); :func:`shape` applies them. Keywords that change
+the text itself (``skiprows`` as pandas counts rows, ``comment``,
+``skipinitialspace``, ``lineterminator``, ``header=N``, ``compression``) go
+to the source instead (:mod:`arrow_bridge.line_filters`,
+:func:`arrow_bridge.source.open_source`), through ``storage_options``.
 
 >>> import io, arrow_bridge
 >>> frame = arrow_bridge.read_pandas(io.BytesIO(b"k,v\\nx,1\\ny,2\\n"), index_col="k", dtype={"v": "category"})
@@ -14,16 +19,23 @@ function or a categorical the raw values); :func:`shape` applies them.
 """
 from __future__ import annotations
 
+import re
+from numbers import Integral
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
+import pyarrow.compute as pc
+
+from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
+from arrow_bridge.options import resolve_options, to_arrow_type
+from arrow_bridge.source import OpeningOptions
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The keywords :func:`split_keywords` takes out of the reader's options.
-FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "converters", "skipfooter")
+#: The keywords :func:`split_keywords` takes out of the reader's options into :class:`FrameSteps`.
+FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "converters", "skipfooter", "thousands")
 
 Columns = Union[int, str, Sequence[Union[int, str]], None]
 
@@ -37,15 +49,24 @@ class FrameSteps:
     date_format: Optional[str] = None
     converters: Mapping[Union[int, str], Callable[[str], Any]] = field(default_factory=dict)
     skipfooter: int = 0
+    thousands: Optional[str] = None
     categories: Union[bool, Sequence[str]] = ()  # True: every column
+    numbers: Optional["Thousands"] = None  # how ``thousands`` reads the text columns
+    header_rows: Optional[LineRules] = None  # header=[...]: the rules that capture the rows
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
     """The reader's options and the frame's steps. Columns that get a
-    converter or become categorical are read as text, as pandas hands them.
+    converter or become categorical are read as text, as pandas hands them;
+    so are columns with an explicit numeric dtype under ``thousands``.
+    Keywords that change the text go to the source through
+    ``storage_options`` (:func:`text_keywords`). Applying it to what it
+    returned changes nothing.
 
-    >>> split_keywords({"sep": ";", "skipfooter": 2, "dtype": {"a": "category", "b": "int32"}})
-    ({'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}}, FrameSteps(index_col=None, parse_dates=None, date_format=None, converters={}, skipfooter=2, categories=('a',)))
+    >>> split_keywords({"sep": ";", "skipfooter": 2, "dtype": {"a": "category", "b": "int32"}})[0]
+    {'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}}
+    >>> split_keywords({"comment": "#", "skiprows": [1]})[0]["storage_options"].line_rules.keywords
+    ('skiprows', 'comment')
     """
     options = dict(options)
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
@@ -61,12 +82,160 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
     if text and not isinstance(options.get("dtype"), str):  # one dtype for every column wins
         options["dtype"] = {**text, **(options.get("dtype") or {})}
+    if steps.thousands is not None:
+        options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
+            steps.categories if steps.categories is not True else ())])
+    options, steps.header_rows = text_keywords(options)
+    indexed = steps.index_col is not None and steps.index_col is not False  # index_col=0 is one
+    if steps.header_rows is not None and (indexed or steps.parse_dates or
+                                          steps.converters or isinstance(options.get("dtype"), Mapping)):
+        raise NotImplementedError("header as a list (MultiIndex columns) with index_col, parse_dates, converters "
+                                  "or a dtype per column is not supported: read with header=[...] alone and "
+                                  "set them on the frame afterwards")
     return options, steps
 
 
+def text_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], Optional[LineRules]]:
+    """The reader's options with the keywords that change the text moved to
+    ``storage_options`` (an :class:`~arrow_bridge.source.OpeningOptions`):
+    ``compression``, and :class:`~arrow_bridge.line_filters.LineRules` for
+    ``skiprows``, ``comment``, ``skipinitialspace``, ``lineterminator`` and
+    ``header`` past row 0 (the reader then reads ``header=0``). Also the
+    rules when ``header`` is a list (their captured rows become the frame's
+    MultiIndex columns), else None.
+
+    Where the reader parses the file's bytes as they are (``sep=None``,
+    ``byte_range``, a device ``split``) an int ``skiprows`` and ``header``
+    stay the reader's (physical lines) and the others raise.
+
+    >>> options, _ = text_keywords({"skiprows": 2, "header": 1, "sep": ";"})
+    >>> options["header"], options["storage_options"].line_rules
+    (0, LineRules(skiprows=2, comment=None, skipinitialspace=False, lineterminator=None, header_records=1, \
+header_rows=(), delimiter=';', quotechar='"', escapechar=None, doublequote=True))
+    """
+    options = dict(options)
+    compression = options.pop("compression", "infer")
+    given = {key: options.pop(key) for key in LINE_KEYWORDS if key in options}
+    given = {key: value for key, value in given.items() if value is not None and value is not False}
+    header = _header_keyword(options)
+    stays = _reader_parses_raw_bytes(options)
+    if stays:
+        if isinstance(given.get("skiprows"), int):
+            options["skiprows"] = given.pop("skiprows")
+        if given or isinstance(header, list):
+            raise NotImplementedError(
+                f"{', '.join([*given, *(['header'] if isinstance(header, list) else [])])} with {stays}: the reader "
+                "parses the file's bytes as they are there; give sep (not None), read on the host, or read the "
+                "whole file")
+        header = options.get("header", "infer")
+    rules = None if stays else LineRules(**given, **_header_rules(header), **_dialect(options))
+    if rules is not None and (isinstance(header, list) or isinstance(header, int) and header > 0):
+        options["header"] = 0  # the records before it are the filter's to drop
+    if rules is not None and not rules.active:
+        rules = None
+    if rules is not None or compression != "infer":
+        storage = options.get("storage_options")
+        if isinstance(storage, OpeningOptions):
+            raise TypeError("storage_options is an OpeningOptions already: pass the text keywords once")
+        options["storage_options"] = OpeningOptions(storage, compression=compression, line_rules=rules)
+    return options, (rules if isinstance(header, list) else None)
+
+
+def arrow_keywords(options: dict[str, Any], storage_options: Optional[dict[str, Any]] = None, *,
+                   split: str = "host", byte_range: Optional[tuple[int, int]] = None
+                   ) -> tuple[dict[str, Any], Optional[dict[str, Any]], Optional["Thousands"]]:
+    """``read_csv``'s share of these keywords (an Arrow Table has no index or
+    MultiIndex columns): the reader's options, the ``storage_options`` that
+    carry the text keywords to the source (:func:`text_keywords`), and the
+    ``thousands`` step to apply to the Table (:meth:`Thousands.apply`), or None.
+    Applying it to what it returned changes nothing.
+
+    >>> import io, arrow_bridge
+    >>> options, storage, numbers = arrow_keywords({"comment": "#", "thousands": ",", "sep": ";"})
+    >>> table = arrow_bridge.read_csv(io.BytesIO(b"n;t\\n1,234;x # c\\n5;y\\n"), storage_options=storage, **options)
+    >>> numbers.apply(table).to_pydict()
+    {'n': [1234, 5], 't': ['x ', 'y']}
+    """
+    options, numbers = dict(options), None
+    if options.get("thousands") is not None:
+        options, numbers = Thousands.split(options, options.pop("thousands"))
+    options.pop("thousands", None)
+    if storage_options is not None:
+        options["storage_options"] = storage_options
+    skip = options.pop("skiprows") if _reader_skips(options) else None
+    options, header_rows = text_keywords({**options, "split": split, "byte_range": byte_range})
+    if skip is not None:
+        options["skiprows"] = skip
+    if header_rows is not None:
+        raise NotImplementedError("header as a list makes MultiIndex columns, which a pyarrow Table has not: "
+                                  "use read_pandas")
+    for key in ("split", "byte_range"):
+        options.pop(key)
+    return options, options.pop("storage_options", None), numbers
+
+
+def _reader_skips(options: Mapping[str, Any]) -> bool:
+    """An int ``skiprows`` alone stays ``read_csv``'s own (pyarrow's ``skip_rows``:
+    rows at the start, errors at their place in the file); ``read_pandas``
+    filters lines as pandas' tokenizer does."""
+    skip, others = options.get("skiprows"), [key for key in LINE_KEYWORDS if key != "skiprows"]
+    return (isinstance(skip, Integral) and not isinstance(skip, bool)
+            and not any(options.get(key) not in (None, False) for key in others)
+            and options.get("header", "infer") in ("infer", 0, None))
+
+
+def _header_keyword(options: dict[str, Any]) -> Any:
+    """pandas' ``header`` checked as pandas checks it: ``"infer"``, None, an
+    int >= 0, or a list of them (one element: that int)."""
+    header = options.get("header", "infer")
+    if isinstance(header, (list, tuple)):
+        if not header or not all(isinstance(h, int) and not isinstance(h, bool) and h >= 0 for h in header):
+            raise ValueError("header must be integer or list of integers")
+        header = sorted(set(header))
+        if len(header) == 1:
+            return header[0]
+        for key, word in (("names", "names"), ("usecols", "usecols")):
+            if options.get(key) is not None:
+                raise ValueError(f"cannot specify {word} when specifying a multi-index header")  # pandas' words
+        return header
+    if isinstance(header, bool) or isinstance(header, int) and header < 0:
+        raise ValueError("Passing negative integer to header is invalid. For no header, use header=None instead"
+                         if not isinstance(header, bool) else "header must be integer or list of integers")
+    return header
+
+
+def _header_rules(header: Any) -> dict[str, Any]:
+    """``header=N``: the N records before it dropped; a list: all before its last, and the listed ones captured."""
+    if isinstance(header, list):
+        return {"header_records": header[-1], "header_rows": tuple(header)}
+    if isinstance(header, int) and header > 0:
+        return {"header_records": header}
+    return {}
+
+
+def _reader_parses_raw_bytes(options: Mapping[str, Any]) -> Optional[str]:
+    """Why the text cannot be filtered before the reader, or None."""
+    if "sep" in options and options["sep"] is None or "delimiter" in options and options["delimiter"] is None:
+        return "sep=None (the dialect is sniffed from the file's bytes)"
+    if options.get("byte_range") is not None:
+        return "byte_range (offsets in the file)"
+    if options.get("split", "host") != "host":
+        return f"split={options['split']!r} (a device parses the file's pages)"
+    return None
+
+
+def _dialect(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The delimiter, quote and escape characters the line filter reads the text with: the reader's."""
+    keys = ("sep", "delimiter", "quotechar", "quoting", "escapechar", "doublequote", "parse_options")
+    opts = resolve_options(**{key: options[key] for key in keys if key in options})
+    return {"delimiter": opts.delimiter, "quotechar": opts.quote_char, "escapechar": opts.escape_char,
+            "doublequote": opts.double_quote}
+
+
 def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd.DataFrame"]) -> "pd.DataFrame":
-    """The DataFrame of ``table`` with ``steps`` applied (footer rows dropped,
-    converters, categories, dates, then the index).
+    """The DataFrame of ``table`` with ``steps`` applied (numbers with
+    thousands separators, footer rows dropped, converters, categories,
+    dates, the index, then MultiIndex columns).
 
     >>> import pandas as pd
     >>> shape(pa.table({"d": ["2020-01-02", "x"]}), FrameSteps(skipfooter=1, parse_dates=["d"]),
@@ -75,6 +244,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     """
     import pandas as pd
 
+    if steps.numbers is not None:
+        table = steps.numbers.apply(table)
     if steps.skipfooter:
         table = table.slice(0, max(table.num_rows - steps.skipfooter, 0))
     frame = to_frame(table)
@@ -94,7 +265,182 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame = frame.set_index([_name(frame, key) for key in keys])
         if dates is True:  # pandas: parse the index
             frame.index = pd.to_datetime(frame.index, format=steps.date_format)
+    if steps.header_rows is not None:
+        frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
+
+
+def multi_header(rules: LineRules, ncols: int) -> "pd.MultiIndex":
+    """pandas' MultiIndex columns from the header rows a read captured: an
+    empty name is ``Unnamed: {column}_level_{level}``, repeated columns get
+    ``.1``, ``.2`` on their last level.
+
+    >>> rules = LineRules(header_rows=(0, 1))
+    >>> rules.captured = [b"a,a,", b"x,x,z"]
+    >>> multi_header(rules, 3).tolist()
+    [('a', 'x'), ('a', 'x.1'), ('Unnamed: 2_level_0', 'z')]
+    """
+    import pandas as pd
+
+    rows = header_fields(rules.captured or [], rules)
+    if len(rows) != len(rules.header_rows) or any(len(row) != ncols for row in rows):
+        raise ValueError(f"Header rows must have an equal number of columns: {ncols} columns, header rows of "
+                         f"{[len(row) for row in rows]} fields")
+    levels = [[name if name != "" else f"Unnamed: {i}_level_{level}" for i, name in enumerate(row)]
+              for level, row in enumerate(rows)]
+    return pd.MultiIndex.from_tuples(_deduplicated_tuples(list(zip(*levels))))
+
+
+def _deduplicated_tuples(names: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """pandas' ``dedup_names`` for a MultiIndex: a repeat gets ``.k`` on its last level."""
+    counts: dict[tuple[str, ...], int] = {}
+    out = []
+    for name in names:
+        count = counts.get(name, 0)
+        while count > 0:
+            counts[name] = count + 1
+            name = (*name[:-1], f"{name[-1]}.{count}")
+            count = counts.get(name, 0)
+        out.append(name)
+        counts[name] = count + 1
+    return out
+
+
+_SPACE = "[ \\t\\n\\x0b\\f\\r]*"  # pandas' isspace_ascii, around a number
+_INFINITY = "[+-]?(?i:inf(?:inity)?)"
+
+
+@dataclass
+class Thousands:
+    """``thousands=``: text columns whose every value is a number with that
+    separator become numbers, as pandas' C parser reads them (an int with
+    separators anywhere after its first digit, else a float whose integer
+    part may have one after each digit); others stay text. Columns with an
+    explicit numeric dtype are read as text and must convert.
+
+    >>> numbers = Thousands(",", ".", ("", "NA"), {}, None, ())
+    >>> numbers.apply(pa.table({"n": ["1,234", "NA", "5"], "f": ["1,234.5", "2", "x"]})).to_pydict()
+    {'n': [1234, None, 5], 'f': ['1,234.5', '2', 'x']}
+    """
+
+    separator: str
+    decimal: str
+    null_values: tuple[str, ...]
+    types: Mapping[str, pa.DataType]  # explicit numeric dtypes, read as text
+    every_column: Optional[pa.DataType]  # one explicit numeric dtype for all
+    untouched: tuple[str, ...]  # text pandas hands on as it is (converters, dates, categories, str dtypes)
+
+    @classmethod
+    def split(cls, options: dict[str, Any], separator: Any, untouched: Sequence[str] = ()
+              ) -> tuple[dict[str, Any], "Thousands"]:
+        """The reader's options (explicit numeric dtypes read as text) and the
+        step; ``untouched`` columns are handed on as text whatever they hold."""
+        decimal = options.get("decimal") or "."
+        if not isinstance(separator, str) or len(separator) != 1:
+            raise ValueError("Only length-1 thousands markers supported")  # pandas' words
+        if len(separator.encode()) != 1:
+            raise ValueError(f"thousands must be a one-byte character, got {separator!r}")
+        if separator == decimal:
+            raise ValueError(f"thousands and decimal must differ, got {separator!r} for both")
+        options = dict(options)
+        dtype, types, every = options.get("dtype"), {}, None
+        if isinstance(dtype, Mapping):
+            kinds = {name: to_arrow_type(kind) for name, kind in dtype.items()}
+            types = {str(name): kind for name, kind in kinds.items() if _numeric(kind)}
+            options["dtype"] = {name: "string" if str(name) in types else kind for name, kind in dtype.items()}
+            untouched = [*untouched, *(str(name) for name, kind in kinds.items() if not _numeric(kind))]
+        elif dtype is not None and _numeric(to_arrow_type(dtype)):
+            every, options["dtype"] = to_arrow_type(dtype), "string"
+        elif dtype is not None:
+            return options, cls(separator, decimal, (), {}, None, ("*",))
+        nulls = resolve_options(**{key: options[key] for key in ("na_values", "keep_default_na", "convert_options")
+                                   if key in options}).null_values
+        return options, cls(separator, decimal, tuple(nulls), types, every, tuple(map(str, untouched)))
+
+    def apply(self, table: pa.Table) -> pa.Table:
+        """``table`` with its text columns read as numbers where they all are."""
+        if "*" in self.untouched:
+            return table
+        for j, name in enumerate(table.column_names):
+            column = table.column(j)
+            if name in self.untouched or not (pa.types.is_string(column.type) or
+                                              pa.types.is_large_string(column.type)):
+                continue
+            target = self.types.get(name, self.every_column)
+            converted = self._strict(column, name, target) if target is not None else self._inferred(column)
+            if converted is not None:
+                table = table.set_column(j, name, converted)
+        return table
+
+    def _patterns(self) -> tuple[str, str]:
+        sep, dot = f"\\x{ord(self.separator):02x}", f"\\x{ord(self.decimal):02x}"
+        integer = f"^{_SPACE}[+-]?[0-9][0-9{sep}]*{_SPACE}$"
+        mantissa = f"(?:(?:[0-9]{sep}?)+(?:{dot}[0-9]*)?|{dot}[0-9]+)"
+        floating = f"^(?:{_SPACE}[+-]?{mantissa}(?:[eE][+-]?[0-9]+)?{_SPACE}|{_INFINITY})$"
+        return integer, floating
+
+    def _values(self, column: pa.ChunkedArray) -> pa.ChunkedArray:
+        """The column with pandas' null spellings as nulls."""
+        is_null = pc.is_in(column, value_set=pa.array(self.null_values, pa.string()))
+        return pc.if_else(is_null, pa.scalar(None, column.type), column)
+
+    def _digits(self, values: pa.ChunkedArray, floating: bool) -> pa.ChunkedArray:
+        """The text Arrow's cast reads: no spaces, separators or plus sign, a dot for the decimal."""
+        text = pc.utf8_trim(values, " \t\n\x0b\f\r")
+        text = pc.replace_substring(text, self.separator, "")
+        if floating:
+            return pc.replace_substring(text, self.decimal, ".")
+        return pc.replace_substring_regex(text, "^\\+", "")
+
+    def _inferred(self, column: pa.ChunkedArray) -> Optional[pa.ChunkedArray]:
+        """int64 (uint64 past it), else float64, as pandas infers; None: stays text."""
+        integer, floating = self._patterns()
+        first = _first_value(column, self.null_values)
+        if first is None or not (re.fullmatch(integer, first) or re.fullmatch(floating, first)):
+            return None  # all null, or text from its first value on (most text columns: no pass over them)
+        values = self._values(column)
+        if pc.all(pc.match_substring_regex(values, integer)).as_py():
+            digits = self._digits(values, False)
+            for kind in (pa.int64(), pa.uint64()):
+                try:
+                    return pc.cast(digits, kind)
+                except (pa.ArrowInvalid, OverflowError):
+                    continue
+            return None  # past uint64, or negative past int64: pandas keeps the text
+        if pc.all(pc.match_substring_regex(values, floating)).as_py():
+            return pc.cast(self._digits(values, True), pa.float64())
+        return None
+
+    def _strict(self, column: pa.ChunkedArray, name: str, target: pa.DataType) -> pa.ChunkedArray:
+        """The column as the dtype asked for: read as pandas infers it, then
+        cast where no value changes (pandas' "safely"); ``ValueError`` else."""
+        converted = self._inferred(column)
+        if converted is None:
+            integer, floating = self._patterns()
+            values = self._values(column)
+            ok = pc.or_(pc.match_substring_regex(values, integer), pc.match_substring_regex(values, floating))
+            bad = values.filter(pc.invert(pc.fill_null(ok, True)))
+            shown = bad[0].as_py() if len(bad) else values.drop_null()[0].as_py()
+            raise ValueError(f"column {name!r}: cannot read {shown!r} as {target} with thousands={self.separator!r}")
+        try:
+            return pc.cast(converted, target)
+        except (pa.ArrowInvalid, OverflowError) as exc:
+            raise ValueError(f"column {name!r}: cannot safely convert {converted.type} to {target}: {exc}") from None
+
+
+def _first_value(column: pa.ChunkedArray, null_values: Sequence[str]) -> Optional[str]:
+    """The column's first value that is neither null nor a null spelling, or None."""
+    nulls = set(null_values)
+    for chunk in column.chunks:
+        for value in chunk:
+            text = value.as_py()
+            if text is not None and text not in nulls:
+                return text
+    return None
+
+
+def _numeric(kind: pa.DataType) -> bool:
+    return pa.types.is_integer(kind) or pa.types.is_floating(kind)
 
 
 def selected_names(usecols: Callable[[str], bool], names: Sequence[str]) -> list[str]:

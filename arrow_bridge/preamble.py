@@ -2,19 +2,23 @@
 
 pyarrow's rules: the BOM is stripped once at the very start; ``skip_rows``
 and ``skip_rows_after_names`` count physical lines (empty ones included,
-quotes ignored); the header is the first non-empty record.
+quotes ignored); the header is the first non-empty record (the first record,
+empty or not, with ``ignore_empty_lines=False``, where an empty line is a row
+of empty fields: :func:`empty_line_offsets` and :func:`with_empty_rows` find
+and write out those in the data).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
 from arrow_bridge.kernels.status import NEEDS_MORE, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.fields import field_value
-from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
+from arrow_bridge.kernels.tokenizer import NO_CHAR, count_line_breaks, split_record
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
 from arrow_bridge.spans import concat
@@ -116,7 +120,14 @@ def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool =
 
 
 def _record(data: _Buffered, pos: int, opts: CsvOptions) -> tuple[list[bytes], int]:
-    """The decoded fields of the record at ``pos`` and the position after it."""
+    """The decoded fields of the record at ``pos`` and the position after it
+    (an empty line is a record of one empty field with ``ignore_empty_lines=False``)."""
+    if not opts.ignore_empty_lines:
+        while len(data.buf) <= pos + 1 and data.more():
+            pass  # see a CRLF whole
+        if pos < len(data.buf) and data.buf[pos] in (10, 13):
+            crlf = data.buf[pos] == 13 and pos + 1 < len(data.buf) and data.buf[pos + 1] == 10
+            return [b""], pos + (2 if crlf else 1)
     dialect = Dialect.from_options(opts)
     capacity = 256
     while True:
@@ -147,3 +158,65 @@ def _decode_name(raw: bytes, path: str, line: int, offset: int) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CsvParseError(path, line, None, offset, f"header is not valid UTF-8: {raw!r}") from exc
+
+
+# ---- ignore_empty_lines=False: an empty line is a row of empty fields ----------------------------
+def empty_line_offsets(buf: np.ndarray, dialect: Dialect) -> np.ndarray:
+    """Offsets of the empty lines between the records of ``buf`` (whole records;
+    a line break inside a quoted field is data, not an empty line).
+
+    >>> from arrow_bridge.options import CsvOptions
+    >>> empty_line_offsets(np.frombuffer(b'a\\n\\n"x\\n\\ny"\\r\\n\\r\\n', np.uint8), Dialect.from_options(CsvOptions())).tolist()
+    [2, 11]
+    """
+    out = np.empty(count_line_breaks(buf, 0, len(buf)) + 1, dtype=np.int64)
+    n = _empty_lines(buf, len(buf), *dialect.scan_args, out)
+    return out[:n]
+
+
+def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: Dialect) -> np.ndarray:
+    """``buf`` with each empty line at ``offsets`` made a record of ``ncols`` empty
+    fields: ``ncols - 1`` delimiters, or for a lone column an empty quoted field
+    (``""``: the same empty value, unless ``quoted_strings_can_be_null=False``).
+
+    >>> from arrow_bridge.options import CsvOptions
+    >>> bytes(with_empty_rows(np.frombuffer(b"1,2\\n\\n", np.uint8), np.array([4]), 3, Dialect.from_options(CsvOptions())))
+    b'1,2\\n,,\\n'
+    """
+    if ncols > 1:
+        filler = np.full(ncols - 1, dialect.delimiter, dtype=np.uint8)
+    else:
+        if dialect.quote == NO_CHAR:
+            raise NotImplementedError("ignore_empty_lines=False with one column needs a quote_char")
+        filler = np.full(2, dialect.quote, dtype=np.uint8)
+    return np.insert(buf, np.repeat(offsets, len(filler)), np.tile(filler, len(offsets)))
+
+
+@nb.njit(nogil=True, cache=True)
+def _empty_lines(buf, end, delim, special, quote, escape, double_quote, out):
+    capacity = 64
+    starts = np.empty(capacity, dtype=np.int64)
+    ends = np.empty(capacity, dtype=np.int64)
+    flags = np.empty(capacity, dtype=np.uint8)
+    pos = 0
+    n = 0
+    while pos < end:
+        c = buf[pos]
+        if c == 10 or c == 13:
+            out[n] = pos
+            n += 1
+            pos += 2 if c == 13 and pos + 1 < end and buf[pos + 1] == 10 else 1
+            continue
+        status, _, next_pos = split_record(buf, pos, end, True, delim, special, quote, escape, double_quote,
+                                           starts, ends, flags)
+        if status == OUT_OF_SPACE:  # a record with more fields than the arrays hold: grow, then again
+            capacity *= 4
+            starts = np.empty(capacity, dtype=np.int64)
+            ends = np.empty(capacity, dtype=np.int64)
+            flags = np.empty(capacity, dtype=np.uint8)
+            continue
+        if next_pos <= pos:
+            break
+        pos = next_pos
+    return n
+

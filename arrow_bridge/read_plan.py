@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 
 import pyarrow as pa
 
+from arrow_bridge.column_finish import ColumnFinish, plan_column
 from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
@@ -31,7 +32,8 @@ class ColumnPlan:
 
     name: str
     index: int  # file column, or -1 when missing (include_missing_columns)
-    type: Optional[pa.DataType]  # explicit type, or None to infer
+    type: Optional[pa.DataType]  # the type the kernels produce, or None to infer
+    finish: Optional[ColumnFinish] = None  # made after the parse (a type or option the kernels lack)
 
     @property
     def inferred(self) -> bool:
@@ -39,9 +41,10 @@ class ColumnPlan:
         return self.type is None and self.index >= 0
 
 
-def plan_columns(names: Sequence[str], opts: CsvOptions) -> list[ColumnPlan]:
+def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRules] = None) -> list[ColumnPlan]:
     """The output columns of a file with header ``names`` (``include_columns``
-    order, explicit types from ``column_types``/``default_type``)."""
+    order, explicit types from ``column_types``/``default_type``; a type or
+    option the kernels lack as a :mod:`~arrow_bridge.column_finish` finish)."""
     wanted = opts.include_columns if opts.include_columns is not None else range(len(names))
     missing = [key for key in wanted if isinstance(key, str) and key not in names]
     if missing and not opts.include_missing_columns:
@@ -56,8 +59,32 @@ def plan_columns(names: Sequence[str], opts: CsvOptions) -> list[ColumnPlan]:
             index, name = list(names).index(key), key
         else:  # include_missing_columns: a column of nulls
             index, name = -1, key
-        plans.append(ColumnPlan(name, index, opts.column_types.get(name, opts.default_type)))
+        requested, own_nulls = _requested_type(opts, name, index), _own_nulls(opts, name, index)
+        if rules is None and (requested is not None or own_nulls is not None):
+            rules = ValueRules.from_options(opts)  # only then: an inferred column's plan needs none
+        kernel_type, finish = plan_column(requested, index >= 0, opts, rules, own_nulls)
+        plans.append(ColumnPlan(name, index, kernel_type, finish))
     return plans
+
+
+def _requested_type(opts: CsvOptions, name: str, index: int) -> Optional[pa.DataType]:
+    """The type asked for a column: by name, by file position (pandas' ``dtype={1: ...}``),
+    else ``default_type`` (which a missing column does not take, as in pyarrow)."""
+    types = opts.column_types
+    if name in types:
+        return types[name]
+    if index >= 0 and index in types:
+        return types[index]
+    return opts.default_type if index >= 0 else None
+
+
+def _own_nulls(opts: CsvOptions, name: str, index: int) -> Optional[tuple[str, ...]]:
+    """A column's own null spellings (pandas' ``na_values={name or position: ...}``), or None."""
+    spellings = opts.column_null_values
+    if not spellings or index < 0:
+        return None
+    own = [*spellings.get(name, ()), *spellings.get(index, ())]
+    return tuple(dict.fromkeys(own)) if name in spellings or index in spellings else None
 
 
 @dataclass
@@ -77,9 +104,10 @@ class ReadPlan:
     def build(cls, source: ByteSource, opts: CsvOptions, names: Sequence[str]) -> "ReadPlan":
         """The plan for reading ``source`` whose header gave ``names``."""
         rules = ValueRules.from_options(opts)
-        columns = plan_columns(names, opts)
+        columns = plan_columns(names, opts, rules)
         return cls(source, opts, list(names), columns, rules, Dialect.from_options(opts),
-                   [converter_for(c.type, rules) if c.type is not None else None for c in columns],
+                   [converter_for(c.type, rules) if c.type is not None and c.index >= 0 else None
+                    for c in columns],
                    InferringConverter(rules))
 
     @property
@@ -89,8 +117,10 @@ class ReadPlan:
 
     @property
     def types_known(self) -> bool:
-        """Whether every output column has an explicit type (nothing to infer)."""
-        return all(c.type is not None for c in self.columns)
+        """Whether every output column has an explicit type (nothing to infer, here or
+        in a finish that decides its column's type from the values)."""
+        return all(c.type is not None and not (c.finish is not None and c.finish.decides_type)
+                   for c in self.columns)
 
     def planned_columns(self, arrays: dict[int, pa.Array]) -> list[Optional[pa.Array]]:
         """Each output column's array from ``{file column: array}`` (None for a

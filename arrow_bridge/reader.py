@@ -12,6 +12,9 @@ One loop serves both ways out (:meth:`CsvReader._checked`): :meth:`~CsvReader.re
 keeps every checked span and assembles one Table; :meth:`~CsvReader.stream`
 turns each into a record batch as soon as it and every span before it are
 checked, its types fixed by the first block (:mod:`arrow_bridge.first_block`).
+A :class:`MemoryBudget` (``memory_limit``) holds spans back while the next
+would not fit, and stops the read with a :class:`MemoryLimitError` before it
+goes over.
 
 >>> import io
 >>> from arrow_bridge.options import CsvOptions
@@ -30,8 +33,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 
 import pyarrow as pa
 
-from arrow_bridge.assembly import assemble
-from arrow_bridge.errors import CsvParseError
+from arrow_bridge.assembly import assemble, assembly_bytes
+from arrow_bridge.errors import CsvParseError, MemoryLimitError, interrupts_at_checks
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
 from arrow_bridge.first_block import FixedTypeErrors, fix_types
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
@@ -53,11 +56,19 @@ class CsvReader:
     ``offload`` registers executors of any kind (a GPU, say), tried in order
     before ``host`` (default: a new :class:`HostExecutor`), which takes the
     rest. An offload executor that falls back should be given the same ``host``.
+    ``memory_limit`` (bytes, or None) bounds what the read holds (:class:`MemoryBudget`).
+
+    Ctrl-C stops a read at once, but for the spans being parsed (a kernel
+    cannot be interrupted; each takes a few ms at the default block size):
+    the worker threads are joined, the executors closed, and the
+    KeyboardInterrupt goes on.
     """
 
     def __init__(self, source: ByteSource, opts: CsvOptions, device=None, split: str = "host", *,
-                 host: Optional[HostExecutor] = None, offload: Sequence[SpanExecutor] = ()):
+                 host: Optional[HostExecutor] = None, offload: Sequence[SpanExecutor] = (),
+                 memory_limit: Optional[int] = None):
         self.source = source
+        self.memory_limit = memory_limit
         self.opts = opts if device is None else _with_task_size(opts, device)
         self.host = host if host is not None else HostExecutor()
         self.offload = list(offload)
@@ -73,10 +84,12 @@ class CsvReader:
         """The whole source as one Table (its offload executors' Report in ``self.report``)."""
         if self._empty_range():
             return assemble([], plan_columns(list(self.opts.column_names), self.opts))
-        with self._started() as pre:
-            results = list(self._checked(pre))
+        with _keyboard_interrupts(), self._started() as pre:
+            with interrupts_at_checks():  # read's own list() takes the spans: no caller code runs between
+                results = list(self._checked(pre))
             reports = [executor.finish(results, self.types.plan()) for executor in self._executors]
             settle_types(results, self.plan, self.host)
+        self.budget.assemble(assembly_bytes(results, self.plan.columns))
         for report in reports:
             if report is not None:
                 self.report = report
@@ -91,7 +104,8 @@ class CsvReader:
         Types are those of the first span with rows (``pyarrow.csv.open_csv``'s
         rule, :mod:`arrow_bridge.first_block`); a later value that does not fit
         raises a :class:`CsvParseError` naming its line, column and value.
-        Closing the generator stops the worker threads. Offload executors
+        Closing the generator stops the worker threads. A ``memory_limit``
+        bounds the spans in flight and the batch not yet handed out. Offload executors
         (``device=``) cannot stream: they settle the whole run at the end.
 
         >>> import io
@@ -111,7 +125,7 @@ class CsvReader:
         if self._empty_range():
             yield assemble([], plan_columns(list(self.opts.column_names), self.opts)).schema
             return
-        with self._started() as pre, closing(self._checked(pre, first_block=True)) as checked:
+        with _keyboard_interrupts(), self._started() as pre, closing(self._checked(pre, first_block=True)) as checked:
             schema = None
             for result in checked:
                 if not result.nrows:
@@ -143,13 +157,15 @@ class CsvReader:
         self.errors = SpanErrors(self.plan)
         self._executors: list[SpanExecutor] = []
         try:
-            for executor in [self.host, *self.offload]:
-                self._executors.append(executor)  # closed even if its start fails part way
-                executor.start(self.plan)
+            with interrupts_at_checks():  # Ctrl-C once an executor is started, not half way
+                for executor in [self.host, *self.offload]:
+                    self._executors.append(executor)  # closed even if its start fails part way
+                    executor.start(self.plan)
             yield pre
         finally:
-            for executor in reversed(self._executors):
-                executor.close()
+            with interrupts_at_checks():  # nor half way through closing one
+                for executor in reversed(self._executors):
+                    executor.close()
 
     def _executor_for(self, span: Span) -> SpanExecutor:
         for executor in self.offload:
@@ -164,9 +180,11 @@ class CsvReader:
         """Every span parsed, checked and yielded in file order (up to ``nrows``).
 
         Until the first span has settled the types one span is in flight, then
-        ``threads + 1``; the next ones are handed out before a checked span is
-        yielded, so they parse while the caller works. With ``first_block`` the
-        first span with rows fixes the types for the rest (:meth:`_fix_types`).
+        ``threads + 1`` (fewer while the memory budget has no room); the next
+        ones are handed out before a checked span is yielded, so they parse
+        while the caller works. With ``first_block`` (a stream) the first span
+        with rows fixes the types for the rest (:meth:`_fix_types`), and a
+        yielded span is the caller's: the budget stops counting it.
         """
         opts, source = self.opts, self.source
         # A small first span (the preamble's read-ahead) for whole reads on the host; a stream infers
@@ -175,57 +193,96 @@ class CsvReader:
                            left_unread=self._leaves_unread if self.offload else None,
                            prefix_span=not first_block and not self.offload)
         cutter = iter(spans)
+        held_back: list[Span] = []  # a span cut but not handed out: the budget had no room for it yet
+        budget = self.budget = MemoryBudget(self.memory_limit, source.name)
         threads = opts.threads
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
         pending: deque[tuple[Span, Future]] = deque()
         unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows
 
+        def cut() -> Optional[Span]:
+            return held_back.pop() if held_back else next(cutter, None)
+
         def parse(span: Span) -> Future:
             executor, plan = self._executor_for(span), self.types.plan()
+            budget.reserve(span)
             return _run(pool, executor.parse, span, plan)
 
-        def refill() -> None:
+        def refill(interrupted: Callable[[], None]) -> None:
             # Spans parsed before the first one has settled the types would all take the general
             # path (four times slower than the fused kernel): until then, one at a time.
             depth = threads + 1 if self.types.known and not unfixed else 1
-            while len(pending) < depth and (span := next(cutter, None)) is not None:
+            while len(pending) < depth and (span := cut()) is not None:
+                interrupted()
+                # A span in flight makes room once checked, and a stream's batch once handed out.
+                if not budget.admits(span, can_wait=bool(pending) or (first_block and budget.held > 0)):
+                    held_back.append(span)
+                    return
                 pending.append((span, parse(span)))
 
         line, rows = pre.data_line, 0
+
+        def check_next(interrupted: Callable[[], None]) -> SpanResult:
+            """The next span's result, checked; the following ones handed out."""
+            nonlocal line, rows, unfixed
+            span, future = pending.popleft()
+            result = future.result()
+            interrupted()  # Ctrl-C: before handing out more
+            budget.release(span)
+            remaining = None if opts.nrows is None else opts.nrows - rows
+            if remaining is not None and (result.nrows > remaining or (
+                    result.nrows == remaining and result.status not in (OK, NEEDS_MORE))):
+                self.host.truncate(result, remaining)
+            self.types.learn(result)
+            self.errors.check(result, line)
+            if unfixed and result.nrows:
+                self._fix_types(result)
+                unfixed = False
+            line += result.line_breaks
+            rows += result.nrows
+            checked = self._release(result)
+            if result.status == NEEDS_MORE and not self._enough(rows):
+                def following() -> Span:
+                    span = pending.popleft()[0] if pending else cut()
+                    budget.release(span)
+                    return span
+
+                tail = span.length - result.parsed
+                fresh = recut(span, result.parsed, following(), source)
+                # A record longer than a block: the retry takes at least twice the tail, or every retry
+                # would scan the whole tail again for one more block (quadratic in the record's length).
+                while fresh.length < 2 * tail and not fresh.at_eof:
+                    fresh = recut(fresh, 0, following(), source)
+                pending.appendleft((fresh, parse(fresh)))
+            budget.keep(checked)
+            if source.random_access:  # nothing keeps the span's bytes: reuse its block
+                spans.recycle(span)
+            if not self._enough(rows):
+                refill(interrupted)
+            return checked
+
+        # Ctrl-C comes where no lock of the pool's is held (interrupts_at_checks), at the latest once
+        # the span waited for is parsed; never while the caller holds a yielded span.
         try:
-            refill()
+            with interrupts_at_checks() as interrupted:
+                refill(interrupted)
             while pending:
-                span, future = pending.popleft()
-                result = future.result()
-                remaining = None if opts.nrows is None else opts.nrows - rows
-                if remaining is not None and (result.nrows > remaining or (
-                        result.nrows == remaining and result.status not in (OK, NEEDS_MORE))):
-                    self.host.truncate(result, remaining)
-                self.types.learn(result)
-                self.errors.check(result, line)
-                if unfixed and result.nrows:
-                    self._fix_types(result)
-                    unfixed = False
-                line += result.line_breaks
-                rows += result.nrows
-                checked = self._release(result)
-                if result.status == NEEDS_MORE and not self._enough(rows):
-                    following = pending.popleft()[0] if pending else next(cutter)
-                    fresh = recut(span, result.parsed, following, source)
-                    pending.appendleft((fresh, parse(fresh)))
-                if source.random_access:  # nothing keeps the span's bytes: reuse its block
-                    spans.recycle(span)
-                enough = self._enough(rows)
-                if not enough:
-                    refill()
+                with interrupts_at_checks() as interrupted:
+                    checked = check_next(interrupted)
                 yield checked
-                if enough:
+                if self._enough(rows):
                     break
+                if first_block:  # a stream's batch is the caller's now
+                    budget.hand_out(checked)
+                    if not pending:  # the budget held the next span back until now
+                        with interrupts_at_checks() as interrupted:
+                            refill(interrupted)
         finally:
-            for _, future in pending:
-                future.cancel()
-            if pool is not None:
-                pool.shutdown(wait=True)
+            with interrupts_at_checks():
+                for _, future in pending:
+                    future.cancel()
+                if pool is not None:  # what runs still finishes (a kernel cannot stop)
+                    pool.shutdown(wait=True, cancel_futures=True)
 
     def _fix_types(self, result: SpanResult) -> None:
         """Makes the types ``result`` inferred explicit for the rest of the read
@@ -253,6 +310,119 @@ class CsvReader:
         kept = NO_BYTES if self.source.random_access else span.buf[: result.parsed]
         result.span = Span(kept, span.offset, span.at_eof, span.index)
         return result
+
+
+class MemoryBudget:
+    """What one read holds, against its ``memory_limit`` (None: no limit).
+
+    It counts the parsed output kept (a whole read keeps every checked
+    span's until it assembles the Table, and the text of spans that cannot be
+    read again; a stream keeps only the batch not yet handed out) and the
+    spans in flight: their text, and their output as estimated from the
+    densest span so far (output bytes per text byte). Assembling the Table
+    copies nothing (:func:`arrow_bridge.assembly.assembly_bytes` says what it
+    adds). The driver asks :meth:`admits` before it hands a span out: while
+    the span would not fit, it waits for the spans in flight; with none in
+    flight, the read cannot go on and :class:`MemoryLimitError` says so,
+    before the span's output is allocated. Each checked span's real output is
+    counted after (:meth:`keep`), and going over raises too. Workspaces of a
+    fixed size per thread (the tokenizer's, a device task's scratch) are not
+    counted.
+
+    >>> import numpy as np
+    >>> from arrow_bridge.spans import Span
+    >>> budget = MemoryBudget(1000, "x.csv")
+    >>> budget.admits(Span(np.zeros(600, np.uint8), 0, False), can_wait=False)
+    True
+    >>> try:
+    ...     budget.admits(Span(np.zeros(2000, np.uint8), 0, False), can_wait=False)
+    ... except MemoryLimitError as err:
+    ...     print(err)
+    x.csv: the read would exceed memory_limit=1000 B: it holds 0 B of parsed output and 0 B of spans in \
+flight, and the next span needs about 2.0 KiB more. Give a larger memory_limit or a smaller block_size
+    """
+
+    def __init__(self, limit: Optional[int], path: str):
+        self.limit, self.path = limit, path
+        self.held = 0  # output (and text) of checked spans kept
+        self.reserved: dict[int, int] = {}  # id(span) -> its estimate, for the spans in flight
+        self.output_per_byte = 0.0  # the densest checked span's output per text byte
+
+    @property
+    def in_flight(self) -> int:
+        return sum(self.reserved.values())
+
+    def estimate(self, span: Span) -> int:
+        """A span's text and the output it will likely make."""
+        return int(span.length * (1.0 + self.output_per_byte))
+
+    def admits(self, span: Span, can_wait: bool) -> bool:
+        """Whether ``span`` may be handed out now; False while it would not
+        fit but the driver ``can_wait`` for room (a span in flight, a stream's
+        batch about to be handed out); MemoryLimitError when it cannot."""
+        if self.limit is None or self.held + self.in_flight + self.estimate(span) <= self.limit:
+            return True
+        if can_wait:
+            return False
+        raise self._error(self.estimate(span), "the next span needs")
+
+    def reserve(self, span: Span) -> None:
+        if self.limit is not None:
+            self.reserved[id(span)] = self.estimate(span)
+
+    def release(self, span: Optional[Span]) -> None:
+        self.reserved.pop(id(span), None)
+
+    def keep(self, result: SpanResult) -> None:
+        """Counts a checked span's output and kept text; raises if they do not fit."""
+        if self.limit is None:
+            return
+        output = _output_bytes(result)
+        if result.parsed > 0:
+            self.output_per_byte = max(self.output_per_byte, output / result.parsed)
+        needed = output + len(result.span.buf)  # the text a source that cannot seek keeps
+        if self.held + self.in_flight + needed > self.limit:
+            raise self._error(needed, "the span just parsed needs")
+        self.held += needed
+
+    def hand_out(self, result: SpanResult) -> None:
+        """A stream's batch went to the caller: no longer the read's to hold."""
+        if self.limit is not None:
+            self.held -= _output_bytes(result) + len(result.span.buf)
+
+    def assemble(self, extra: int) -> None:
+        """Before assembly, which adds ``extra`` bytes."""
+        if self.limit is not None and self.held + extra > self.limit:
+            raise self._error(extra, "assembling the Table needs")
+
+    def _error(self, needed: int, step: str) -> MemoryLimitError:
+        advice = ("Give a larger memory_limit, fewer columns (usecols), or stream the file (open_csv, "
+                  "dask_plugin.read_csv)")
+        if not self.held and not self.reserved:  # one span alone is too much
+            advice = "Give a larger memory_limit or a smaller block_size"
+        return MemoryLimitError(self.path, self.limit, self.held, self.in_flight, needed, advice, step)
+
+
+def _output_bytes(result: SpanResult) -> int:
+    """Bytes of Arrow buffers a span's result references."""
+    return sum(column.nbytes for column in result.columns if column is not None)
+
+
+@contextmanager
+def _keyboard_interrupts() -> Iterator[None]:
+    """Ctrl-C that lands inside a Numba dispatcher call on this thread (while
+    it loads a cached kernel or boxes a result) comes out as a SystemError
+    caused by the KeyboardInterrupt, or by a SystemError so caused: the
+    dispatcher returns with the exception set. It goes on as the KeyboardInterrupt."""
+    try:
+        yield
+    except SystemError as error:
+        cause = error.__cause__
+        while isinstance(cause, SystemError):
+            cause = cause.__cause__
+        if isinstance(cause, KeyboardInterrupt):
+            raise cause from None
+        raise
 
 
 def _with_task_size(opts: CsvOptions, device: Any) -> CsvOptions:

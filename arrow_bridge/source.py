@@ -6,17 +6,24 @@ seek keep nothing extra here; the reader retains what it may need instead.
 
 The reader parses UTF-8: text in another encoding is read through a
 :class:`TranscodedSource` (decoded block by block), ASCII through an
-:class:`AsciiSource` (checked as it is read); :func:`open_source` picks.
+:class:`AsciiSource` (checked as it is read); :func:`open_source` picks. It
+also decompresses (pandas' ``compression=``) and, for pandas' line keywords,
+filters the text (:class:`arrow_bridge.line_filters.LineFilterSource`).
 """
 from __future__ import annotations
 
 import bisect
+import bz2
+import gzip
 import io
+import lzma
 import os
+import tarfile
 import threading
+import zipfile
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -27,7 +34,11 @@ from arrow_bridge.transcoding import (
 )
 from ndp_core import BlockReader
 
-_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4")
+#: pandas' ``compression="infer"``: a path's suffix and its method (pandas.io.common's table).
+COMPRESSION_SUFFIXES = {".tar": "tar", ".tar.gz": "tar", ".tar.bz2": "tar", ".tar.xz": "tar", ".gz": "gzip",
+                        ".bz2": "bz2", ".zip": "zip", ".xz": "xz", ".zst": "zstd"}
+COMPRESSIONS = ("bz2", "gzip", "tar", "xz", "zip", "zstd")
+_FSSPEC_ONLY_SUFFIXES = (".lz4",)  # inferred by fsspec, not by pandas
 
 
 class ByteSource:
@@ -42,6 +53,7 @@ class ByteSource:
     random_access: bool = False
     origin: int = 0  # file offset of this source's first byte (byte ranges)
     path: str | None = None  # the local file, when there is one (devices read it by pages)
+    rewrites: str | None = None  # what rewrites the file's text on its way (None: its own bytes)
 
     def lines_before_origin(self) -> int:
         """Physical line breaks in the file before :attr:`origin` (for error lines)."""
@@ -116,6 +128,9 @@ class RangeSource(ByteSource):
         if isinstance(base, TranscodedSource):
             raise ValueError(f"byte_range with encoding={base.codec.encoding!r}: ranges are offsets in the file, "
                              "which the reader sees transcoded to UTF-8; read the whole file, or convert it to UTF-8")
+        if base.rewrites:
+            raise ValueError(f"byte_range with {base.rewrites}: ranges are offsets in the file, which the reader "
+                             "sees rewritten; read the whole file")
         if not base.random_access:
             raise ValueError("byte_range needs a seekable source (a local path or seekable file)")
         if not 0 <= start <= stop:
@@ -164,10 +179,12 @@ def _count_lines(base: ByteSource, stop: int) -> int:
 class FileObjectSource(ByteSource):
     """A binary file object (``io.BytesIO``, an open file, an fsspec file)."""
 
-    def __init__(self, fileobj: IO[bytes], name: str | None = None, owned: bool = False):
+    def __init__(self, fileobj: IO[bytes], name: str | None = None, owned: bool = False,
+                 closes: Sequence[Any] = ()):
         self.name = name or getattr(fileobj, "name", None) or f"<{type(fileobj).__name__}>"
         self._file = fileobj
         self._owned = owned
+        self._closes = list(closes)  # what it was opened through (a decompressor's file, an archive)
         self._start = fileobj.tell() if _seekable(fileobj) else 0
         self.random_access = _seekable(fileobj)
 
@@ -197,6 +214,8 @@ class FileObjectSource(ByteSource):
     def close(self) -> None:
         if self._owned:
             self._file.close()
+        while self._closes:
+            self._closes.pop().close()
 
 
 class AsciiSource(ByteSource):
@@ -520,15 +539,44 @@ def _seekable(fileobj: Any) -> bool:
         return False
 
 
+class OpeningOptions(dict):
+    """``storage_options`` (the dict fsspec gets) that also say how to turn the
+    file into the reader's text: ``compression`` (pandas' keyword) and
+    ``line_rules`` (pandas' line keywords, an :class:`arrow_bridge.line_filters.LineRules`
+    that :func:`arrow_bridge.line_filters.filtered_source` applies to the opened source).
+
+    :func:`arrow_bridge.pandas_frame.split_keywords` passes pandas' keywords
+    this way, through ``read_csv``'s ``storage_options``, which reach
+    :func:`open_source` untouched; fsspec sees only the dict's items.
+
+    >>> options = OpeningOptions({"anon": True}, compression="gzip")
+    >>> dict(options), options.compression
+    ({'anon': True}, 'gzip')
+    """
+
+    def __init__(self, storage_options: dict[str, Any] | None = None, *, compression: Any = "infer",
+                 line_rules: Any = None):
+        super().__init__(storage_options or {})
+        self.compression, self.line_rules = compression, line_rules
+
+    def __repr__(self) -> str:
+        return f"OpeningOptions({dict(self)!r}, compression={self.compression!r}, line_rules={self.line_rules!r})"
+
+
 def open_source(source: Any, storage_options: dict[str, Any] | None = None, *, encoding: str = "utf-8",
-                encoding_errors: str = "strict", for_device: bool = False) -> ByteSource:
+                encoding_errors: str = "strict", for_device: bool = False, compression: Any = "infer"
+                ) -> ByteSource:
     """A :class:`ByteSource` for a path, a binary file object or an fsspec URL,
     giving the reader UTF-8 (:func:`decoded_source`: text in ``encoding`` is
     transcoded, undecodable bytes handled as ``encoding_errors`` says).
 
     Compressed files (``.gz``, ``.bz2``, ...) and URLs with a protocol go
     through fsspec, which gets ``storage_options`` (credentials, endpoint,
-    ...); plain local paths through the C++ block reader.
+    ...); plain local paths through the C++ block reader. ``compression``
+    is pandas': ``"infer"`` (from a path's suffix; file objects are read as
+    they are), ``None``, ``"gzip"``, ``"bz2"``, ``"zip"``, ``"xz"``,
+    ``"zstd"``, ``"tar"`` or a dict with ``"method"`` and the decompressor's
+    keywords; :class:`OpeningOptions` as ``storage_options`` bring it.
 
     >>> import fsspec
     >>> fsspec.filesystem("memory").pipe("/docs/data.csv", b"a\\n1\\n")
@@ -536,26 +584,129 @@ def open_source(source: Any, storage_options: dict[str, Any] | None = None, *, e
     ...     src.name, src.read_block(1 << 20).tobytes()
     ('memory://docs/data.csv', b'a\\n1\\n')
     >>> fsspec.filesystem("memory").rm("/docs/data.csv")
+    >>> import gzip
+    >>> with open_source(io.BytesIO(gzip.compress(b"a\\n1\\n")), compression="gzip") as src:
+    ...     src.read_block(1 << 20).tobytes()
+    b'a\\n1\\n'
     """
+    if isinstance(storage_options, OpeningOptions):
+        compression = storage_options.compression
     _checked_encoding(encoding, encoding_errors, for_device)  # fail before opening anything
-    return decoded_source(_open_bytes(source, storage_options), encoding, encoding_errors, for_device)
+    method, arguments = compression_method(compression)
+    return decoded_source(_open_bytes(source, storage_options, method, arguments), encoding, encoding_errors,
+                          for_device)
 
 
-def _open_bytes(source: Any, storage_options: dict[str, Any] | None) -> ByteSource:
+def compression_method(compression: Any) -> tuple[str | None, dict[str, Any]]:
+    """pandas' ``compression`` as ``(method, the decompressor's keywords)``;
+    the method is ``"infer"``, None or one of :data:`COMPRESSIONS`.
+
+    >>> compression_method({"method": "zip", "metadata_encoding": "cp437"}), compression_method(None)
+    (('zip', {'metadata_encoding': 'cp437'}), (None, {}))
+    """
+    arguments: dict[str, Any] = {}
+    if isinstance(compression, dict):
+        arguments = dict(compression)
+        compression = arguments.pop("method", None)
+    if compression is None or compression == "infer" or compression in COMPRESSIONS:
+        return compression, arguments
+    raise ValueError(f"Unrecognized compression type: {compression}\nValid compression types are "
+                     f"{['infer', None, *COMPRESSIONS]}")  # pandas' words
+
+
+def inferred_compression(path: str) -> str | None:
+    """The method ``compression="infer"`` picks for ``path`` (pandas' suffixes).
+
+    >>> inferred_compression("x.csv.gz"), inferred_compression("x.tar.gz"), inferred_compression("x.csv")
+    ('gzip', 'tar', None)
+    """
+    lowered = path.lower()
+    for suffix, method in sorted(COMPRESSION_SUFFIXES.items(), key=lambda item: -len(item[0])):
+        if lowered.endswith(suffix):
+            return method
+    return None
+
+
+def _open_bytes(source: Any, storage_options: dict[str, Any] | None, method: str | None = "infer",
+                arguments: dict[str, Any] | None = None) -> ByteSource:
     if isinstance(source, ByteSource):
         return source
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        if "://" in path or path.endswith(_COMPRESSED_SUFFIXES):
+        if method == "infer":
+            method = inferred_compression(path)
+            if method is None and path.endswith(_FSSPEC_ONLY_SUFFIXES):
+                method = "fsspec"
+        if "://" in path or method is not None:
             import fsspec
 
-            fileobj = fsspec.open(path, "rb", compression="infer", **(storage_options or {})).open()
-            return FileObjectSource(fileobj, name=path, owned=True)
+            fileobj = fsspec.open(path, "rb", compression="infer" if method == "fsspec" else None,
+                                  **dict(storage_options or {})).open()
+            if method is None or method == "fsspec":
+                return FileObjectSource(fileobj, name=path, owned=True)
+            return _decompressed_source(fileobj, method, arguments or {}, path, owns_file=True)
         return PathSource(path)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return FileObjectSource(io.BytesIO(bytes(source)), name="<bytes>")
-    if isinstance(source, io.TextIOBase):
+        source = io.BytesIO(bytes(source))
+        name = "<bytes>"
+    elif isinstance(source, io.TextIOBase):
         raise TypeError("open the file in binary mode ('rb') and give its encoding=: the reader decodes the text itself")
-    if hasattr(source, "read"):
-        return FileObjectSource(source)
-    raise TypeError(f"cannot read CSV from {type(source).__name__}: give a path, URL or binary file")
+    elif hasattr(source, "read"):
+        name = None
+    else:
+        raise TypeError(f"cannot read CSV from {type(source).__name__}: give a path, URL or binary file")
+    if method is None or method == "infer":  # pandas infers from paths only
+        return FileObjectSource(source, name=name)
+    return _decompressed_source(source, method, arguments or {}, name, owns_file=False)
+
+
+def _decompressed_source(fileobj: IO[bytes], method: str, arguments: dict[str, Any], name: str | None,
+                         owns_file: bool) -> ByteSource:
+    """The decompressed bytes of ``fileobj`` (``method`` one of :data:`COMPRESSIONS`), as pandas opens them:
+    an archive (zip, tar) must hold exactly one file."""
+    name = name or getattr(fileobj, "name", None) or f"<{type(fileobj).__name__}>"
+    closes: list[Any] = [fileobj] if owns_file else []
+    try:
+        if method == "gzip":
+            return FileObjectSource(gzip.GzipFile(fileobj=fileobj, mode="rb", **arguments), name, True, closes)
+        if method == "bz2":
+            return FileObjectSource(bz2.BZ2File(fileobj, mode="rb", **arguments), name, True, closes)
+        if method == "xz":
+            return FileObjectSource(lzma.LZMAFile(fileobj, mode="rb", **arguments), name, True, closes)
+        if method == "zstd":
+            return FileObjectSource(_zstd_reader(fileobj, arguments), name, True, closes)
+        if method == "zip":
+            archive = zipfile.ZipFile(fileobj, mode="r", **arguments)
+            closes.append(archive)
+            return FileObjectSource(archive.open(_only_member(archive.namelist(), "ZIP file", name)), name, True,
+                                    closes)
+        archive = tarfile.open(fileobj=fileobj, mode="r", **arguments)
+        closes.append(archive)
+        member = _only_member([m for m in archive.getmembers() if m.isfile()], "TAR archive", name)
+        return FileObjectSource(archive.extractfile(member), name, True, closes)
+    except BaseException:
+        for item in reversed(closes):
+            item.close()
+        raise
+
+
+def _only_member(members: list, kind: str, name: str) -> Any:
+    """The one file an archive holds, or pandas' ``ValueError``."""
+    if len(members) == 1:
+        return members[0]
+    if not members:
+        raise ValueError(f"Zero files found in {kind} {name}")
+    names = [getattr(member, "name", member) for member in members]
+    if kind == "ZIP file":
+        raise ValueError(f"Multiple files found in ZIP file. Only one file per ZIP: {names}")
+    raise ValueError(f"Multiple files found in TAR archive. Only one file per TAR archive: {names}")
+
+
+def _zstd_reader(fileobj: IO[bytes], arguments: dict[str, Any]) -> IO[bytes]:
+    """A zstd stream reader (the ``zstandard`` package, as pandas uses)."""
+    try:
+        import zstandard
+    except ImportError as exc:
+        raise ImportError("compression='zstd' needs the zstandard package (pandas needs it too): "
+                          "pip install zstandard") from exc
+    return zstandard.ZstdDecompressor(**arguments).stream_reader(fileobj)

@@ -16,9 +16,13 @@ and the worker threads until it is exhausted or closed.
 """
 from __future__ import annotations
 
+import sys
+import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 import pyarrow as pa
+
+from ndp_core.engine import raise_keyboard_interrupt_after
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +40,8 @@ def record_batch_reader(stream: Stream) -> pa.RecordBatchReader:
     closes the generator: worker threads stop, the source closes. The price:
     an exception raised while iterating reaches the caller as
     ``pyarrow.ArrowInvalid`` (a ``ValueError``, as ``pyarrow.csv.open_csv``
-    raises) carrying the original message.
+    raises) carrying the original message; Ctrl-C is kept apart
+    (:func:`interrupts_reach_the_caller`).
 
     >>> schema = pa.schema([("a", pa.int64())])
     >>> reader = record_batch_reader(iter([schema, pa.record_batch([pa.array([1])], schema=schema)]))
@@ -44,7 +49,40 @@ def record_batch_reader(stream: Stream) -> pa.RecordBatchReader:
     1
     """
     schema = next(stream)
-    return pa.RecordBatchReader.from_stream(pa.RecordBatchReader.from_batches(schema, stream))
+    batches = interrupts_reach_the_caller(stream)
+    return pa.RecordBatchReader.from_stream(pa.RecordBatchReader.from_batches(schema, batches))
+
+
+def interrupts_reach_the_caller(stream: Stream) -> Iterator[pa.RecordBatch]:
+    """``stream``'s batches, for pyarrow to pull; Ctrl-C stays a KeyboardInterrupt.
+
+    pyarrow would turn a KeyboardInterrupt met while the stream waits for a
+    batch into an ``ArrowInvalid``, which ``except KeyboardInterrupt`` misses.
+    Here it closes the stream (its threads stop, its source closes, as the
+    exception leaves it) and the batches end; the caller gets the
+    KeyboardInterrupt back as soon as the pyarrow call that asked for a batch
+    returns (:func:`ndp_core.engine.raise_keyboard_interrupt_after`): a
+    ``read_all()`` raises it instead of returning, a ``for`` loop over the
+    reader ends and it comes at the next call.
+
+    >>> def interrupted():
+    ...     yield pa.record_batch([pa.array([1])], names=["a"])
+    ...     raise KeyboardInterrupt
+    >>> schema = pa.schema([("a", pa.int64())])
+    >>> batches = pa.RecordBatchReader.from_batches(schema, interrupts_reach_the_caller(interrupted()))
+    >>> reader = pa.RecordBatchReader.from_stream(batches)
+    >>> try:
+    ...     batches = reader.read_all()
+    ... except KeyboardInterrupt:
+    ...     print("KeyboardInterrupt")
+    KeyboardInterrupt
+    """
+    try:
+        yield from stream
+    except KeyboardInterrupt:
+        if threading.current_thread() is not threading.main_thread():
+            raise  # raised by hand: only the main thread gets Ctrl-C
+        raise_keyboard_interrupt_after(sys._getframe())
 
 
 class DataFrameChunks:

@@ -13,12 +13,22 @@ DataType(double)
 """
 from __future__ import annotations
 
-from typing import Sequence
+import dataclasses
+from typing import Optional, Sequence
 
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.column_finish import TIMESTAMP_RUNGS, Inferred, float_like_format, timestamp_array
+from arrow_bridge.converters import converter_for
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.executors.host import HostExecutor
 from arrow_bridge.fast_path import FastPlanCache
+from arrow_bridge.inference import INFERENCE_LADDER
+from arrow_bridge.kernels.status import NEEDS_MORE, OK
+from arrow_bridge.preamble import empty_line_offsets, with_empty_rows
 from arrow_bridge.read_plan import ReadPlan
+from ndp_core.device import RAW
 
 
 class TypeState:
@@ -30,15 +40,29 @@ class TypeState:
         self.rungs = [0] * len(read.columns)  # per output column: the highest rung a span needed
         self.known = read.types_known  # else: after the first span
         self.rows_per_byte = 0.0  # the densest span so far
+        self.empty_rows = EmptyLineRows(read) if not read.opts.ignore_empty_lines else None
+        # a stream's column finishes that take their type from its first block with rows
+        self.deciding = [j for j, c in enumerate(read.columns)
+                         if c.finish is not None and c.finish.awaiting_first_block]
 
     def learn(self, result: SpanResult) -> None:
-        """Takes in a checked span's rungs and density."""
+        """Takes in a checked span's rungs and density (and, in a stream, lets the
+        first span with rows decide the types its column finishes choose from
+        values: :meth:`~arrow_bridge.column_finish.ColumnFinish.decide`). With
+        ``ignore_empty_lines=False`` the span's empty lines become rows first."""
+        if self.empty_rows is not None:
+            self.empty_rows.fill(result)
         for j, rung in enumerate(result.rungs):
             if rung > self.rungs[j]:
                 self.rungs[j] = rung
         self.known = True
         if result.parsed:
             self.rows_per_byte = max(self.rows_per_byte, result.nrows / result.parsed)
+        if self.deciding and result.nrows:
+            for j in self.deciding:
+                column = self.read.columns[j]
+                if column.finish.awaiting_first_block:
+                    column.finish.decide(result.columns[j], column)
 
     def plan(self) -> SpanPlan:
         """How to parse the next span: at the rungs so far, with the fused
@@ -51,10 +75,97 @@ def settle_types(results: Sequence[SpanResult], read: ReadPlan, host: HostExecut
     """Re-converts (on the host) every span whose inferred column ended below
     the rung the column needs in some other span, until all agree."""
     inferred = [j for j, c in enumerate(read.columns) if c.inferred]
+    empty_rows = EmptyLineRows(read) if not read.opts.ignore_empty_lines else None
+    if empty_rows is not None:  # spans a device returned raw were parsed again by its finish()
+        for result in results:
+            if result.side == RAW:
+                empty_rows.fill(result)
     while True:
         targets = [max((r.rungs[j] for r in results), default=0) for j in range(len(read.columns))]
         stale = [r for r in results if any(r.rungs[j] != targets[j] for j in inferred)]
         if not stale:
-            return
+            break
         for result in stale:
-            host.reconvert(result, targets)
+            if empty_rows is not None:
+                empty_rows.fill(result, targets)
+            else:
+                host.reconvert(result, targets)
+    for j in _float_like_timestamps(results, read):
+        _timestamps_before_floats(results, read, host, j)
+
+
+_FLOAT_RUNG = INFERENCE_LADDER.index(pa.float64())
+
+
+def _float_like_timestamps(results: Sequence[SpanResult], read: ReadPlan) -> list[int]:
+    """Inferred columns read as float64 that a custom timestamp parser may read too
+    (``"%H.%M"`` reads ``10.30``): pyarrow tries timestamps first."""
+    if not results:
+        return []
+    return [j for j, c in enumerate(read.columns)
+            if c.inferred and isinstance(c.finish, Inferred) and results[0].rungs[j] == _FLOAT_RUNG
+            and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers)]
+
+
+def _timestamps_before_floats(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor, j: int) -> None:
+    """Column ``j`` of every span as the first timestamp rung whose parsers read all
+    its values (its text read again from the spans, with a timestamp's null rules),
+    or left as float64."""
+    as_text = converter_for(pa.string(), dataclasses.replace(read.rules, strings_can_be_null=True))
+    texts = []
+    for result in results:
+        tokens = host.tokenize(host.span_text(result.span, result.parsed), True, SpanResult(result.span))
+        tokens.nrows = result.nrows
+        texts.append(as_text(tokens, read.columns[j].index)[0])
+    parsers = read.columns[j].finish.parsers
+    for rung in TIMESTAMP_RUNGS:
+        parsed = [timestamp_array(text, INFERENCE_LADDER[rung], parsers) for text in texts]
+        if all(bad_row < 0 for _, bad_row in parsed):
+            for result, (array, _) in zip(results, parsed):
+                result.columns[j], result.rungs[j] = array, rung
+            return
+
+
+class EmptyLineRows:
+    """``ignore_empty_lines=False``: each empty line of a span is a row of empty
+    fields (pyarrow's rule; the kernels skip empty lines). A span that has
+    some is parsed again on the host with them written out as such rows
+    (:func:`~arrow_bridge.preamble.with_empty_rows`): a slower path, taken only
+    for this option."""
+
+    def __init__(self, read: ReadPlan):
+        self.read = read
+        self.host = HostExecutor()
+        self.host.start(read)
+
+    def fill(self, result: SpanResult, targets: Optional[Sequence[int]] = None) -> None:
+        """Parses ``result``'s span again with its empty lines as rows (inferred
+        columns from ``targets``' rungs, else from the bottom); a value that does
+        not convert is located in the span as it is in the file."""
+        if result.status not in (OK, NEEDS_MORE):
+            return
+        span = result.span
+        text = span.buf[: result.parsed] if len(span.buf) >= result.parsed else \
+            self.host.span_text(span, result.parsed)
+        offsets = empty_line_offsets(text, self.read.dialect)
+        if not len(offsets):
+            return
+        filled = with_empty_rows(text, offsets, self.read.ncols, self.read.dialect)
+        tokens = self.host.tokenize(filled, True, SpanResult(span))
+        starts = list(targets) if targets is not None else [0] * len(self.read.columns)
+        self.host.convert_columns(tokens, result, starts)
+        result.nrows = tokens.nrows
+        if result.bad_value is not None:
+            row, j, offset = result.bad_value
+            result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(filled) - len(text)))
+
+
+def _offset_before_filling(offset: int, empty_lines: np.ndarray, added: int) -> int:
+    """A byte offset of a span with its empty lines filled, in the span as read."""
+    width = added // len(empty_lines)  # bytes written per empty line
+    filled_at = empty_lines + width * np.arange(len(empty_lines))
+    before = int(np.searchsorted(filled_at, offset, side="right"))
+    if before and offset < filled_at[before - 1] + width:  # inside a written row: the empty line itself
+        return int(empty_lines[before - 1])
+    return offset - width * before
+

@@ -33,6 +33,13 @@ into arrays, so an app never hard-codes offsets::
 
 The helpers (and ``storage_app``) are built on first use, so importing
 ``ndp_core`` does not import Numba.
+
+Ctrl-C: ``Engine.wait`` on the main thread waits in slices and runs Python's
+signal handlers between them, so a KeyboardInterrupt comes while a long
+command runs (the command stays in flight: wait for it again to consume it).
+``raise_keyboard_interrupt_after(frame)`` is for Python code that C++ code
+calls back (a generator pyarrow pulls batches from): it ends quietly on
+Ctrl-C, and the consumer gets the KeyboardInterrupt once that C++ call returns.
 """
 from __future__ import annotations
 
@@ -48,6 +55,7 @@ from ndp_core._core import (
     STATUSES,
     Completion,
     Engine,
+    raise_keyboard_interrupt_after,
     split_request,
 )
 
@@ -92,6 +100,7 @@ __all__ = [
     "Engine",
     "Opcode",
     "Status",
+    "raise_keyboard_interrupt_after",
     "split_request",
     *_ABI_NAMES,
 ]

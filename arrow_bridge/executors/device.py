@@ -33,6 +33,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from arrow_bridge.errors import interrupts_at_checks
 from arrow_bridge.executors.base import SpanExecutor, SpanPlan, SpanResult
 from arrow_bridge.executors.device_buffers import (
     OutputEstimate,
@@ -100,7 +101,7 @@ class DeviceExecutor:
                 inst = self.engine.minit(csv_app.address, init=plan, streams=[self._stream])
                 self._instances.put(inst)
                 if self._task_queue:
-                    self.engine.wait(self.engine.submit_task(Opcode.INIT_TSK, inst, 0))
+                    self._completion(self.engine.submit_task(Opcode.INIT_TSK, inst, 0))
         except BaseException:
             self.close()
             raise
@@ -116,7 +117,7 @@ class DeviceExecutor:
                 inst = instances.get()
                 try:
                     if self._task_queue:
-                        self.engine.wait(self.engine.submit_task(Opcode.FINAL_TSK, inst, 0))
+                        self._completion(self.engine.submit_task(Opcode.FINAL_TSK, inst, 0))
                 finally:
                     self.engine.mdeinit(inst)
         finally:
@@ -207,12 +208,31 @@ class DeviceExecutor:
             else:
                 cid = self.engine.submit_mread(inst, self._stream, first_page, n_pages, [arena, scratch],
                                                result.counters, layout.args, fault)
-            done = self.engine.wait(cid)
+            done = self._completion(cid)
             if done.status in (Status.OK, Status.BAD_INPUT):  # BAD_INPUT: the arena says where and why
                 read_arena(arena, scratch, layout, self.read, self._estimate, result)
             return done
         finally:
             self._instances.put(inst)
+
+    def _completion(self, cid: int):
+        """Command ``cid``'s completion. Ctrl-C interrupts the wait (the
+        engine's waits let it through), not the command: it writes into this
+        read's buffers and its instance serves the read's next commands, so
+        it is waited for and consumed before the KeyboardInterrupt goes on,
+        and the engine keeps nothing of it (a task takes milliseconds)."""
+        try:
+            return self.engine.wait(cid)
+        except KeyboardInterrupt:
+            while True:
+                try:
+                    self.engine.wait(cid)
+                    break
+                except KeyboardInterrupt:  # pressed again: the command still has to end first
+                    continue
+                except KeyError:  # the wait had consumed it: Ctrl-C came as the wait returned
+                    break
+            raise
 
     def parse_raw(self, span: Span, plan: SpanPlan, result: SpanResult, first_page: int, n_pages: int,
                   length: Optional[int] = None) -> None:
@@ -221,7 +241,7 @@ class DeviceExecutor:
         length = span.length if length is None else length
         started = time.perf_counter()
         pages = np.empty(n_pages * self.page_size, dtype=np.uint8)
-        done = self.engine.wait(self.engine.submit_read(self._stream, first_page, n_pages, pages))
+        done = self._completion(self.engine.submit_read(self._stream, first_page, n_pages, pages))
         if not done.ok:
             raise OSError(f"{self.read.source.name}: reading pages {first_page}+{n_pages} failed: "
                           f"{done.status_name}")
@@ -242,8 +262,15 @@ class DeviceExecutor:
         raw = [r for r, side in zip(results, schedule.sides)
                if side == RAW and r.side == DEVICE and self._instances is not None]
         if raw:
-            with ThreadPoolExecutor(self.read.opts.threads) as pool:  # kernels release the GIL
-                list(pool.map(lambda result: self._reparse_raw(result, plan), raw))
+            # Ctrl-C where the pool holds no lock, once the tasks under way are parsed; the rest are not
+            with interrupts_at_checks() as interrupted:
+                pool = ThreadPoolExecutor(self.read.opts.threads)  # kernels release the GIL
+                try:
+                    for future in [pool.submit(self._reparse_raw, result, plan) for result in raw]:
+                        future.result()
+                        interrupted()
+                finally:
+                    pool.shutdown(wait=True, cancel_futures=True)
         schedule.report.wall_s = time.perf_counter() - self._started
         return schedule.report
 

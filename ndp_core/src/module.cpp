@@ -2,8 +2,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <frameobject.h>  // after Python.h (pybind11)
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -72,6 +74,63 @@ class Pins {
   std::vector<std::unique_ptr<py::buffer_info>> views_;
 };
 
+// How often a wait on the main thread lets Python's signal handlers run.
+constexpr double kSignalCheckSeconds = 0.02;
+
+// The main thread's ident, taken at import (threading knows it whichever thread imports).
+unsigned long main_thread_ident = 0;
+
+bool on_main_thread() { return PyThread_get_thread_ident() == main_thread_ident; }
+
+// ---- KeyboardInterrupt past C++ callers
+//
+// Python code that C++ code calls back (a generator pyarrow's stream readers
+// pull batches from) may meet Ctrl-C; raised there, the KeyboardInterrupt
+// would become the C++ caller's own error (pyarrow: an ArrowInvalid, which
+// `except KeyboardInterrupt` does not catch). Instead the callback ends
+// quietly and asks for the KeyboardInterrupt to be raised once the main
+// thread runs Python code outside its frame: in the frame that made the outer
+// call, as soon as that call returns.
+PyObject* interrupted_frame = nullptr;  // the callback's frame (a strong reference; GIL-guarded)
+
+// Whether `frame` is `current` or one of the frames it was called from.
+bool runs_in(PyFrameObject* current, PyObject* frame) {
+  if (current == nullptr) return false;
+  Py_INCREF(current);
+  PyFrameObject* f = current;  // a new reference from here
+  while (f) {
+    bool found = reinterpret_cast<PyObject*>(f) == frame;
+    PyFrameObject* back = found ? nullptr : PyFrame_GetBack(f);
+    Py_DECREF(f);
+    if (found) return true;
+    f = back;
+  }
+  return false;
+}
+
+// A pending call (main thread, GIL held): raises KeyboardInterrupt, or asks
+// to be called again at the next check while the callback's frame still runs.
+int raise_interrupt_outside(void*) {
+  if (runs_in(PyEval_GetFrame(), interrupted_frame) &&
+      Py_AddPendingCall(&raise_interrupt_outside, nullptr) == 0)
+    return 0;
+  Py_CLEAR(interrupted_frame);
+  PyErr_SetNone(PyExc_KeyboardInterrupt);
+  return -1;
+}
+
+void raise_keyboard_interrupt_after(const py::object& frame) {
+  if (!PyFrame_Check(frame.ptr())) throw py::type_error("raise_keyboard_interrupt_after needs a frame");
+  if (!on_main_thread())  // only the main thread gets KeyboardInterrupts, and runs pending calls
+    throw std::runtime_error("raise_keyboard_interrupt_after is for the main thread");
+  if (interrupted_frame != nullptr) return;  // one is on its way already
+  interrupted_frame = frame.inc_ref().ptr();
+  if (Py_AddPendingCall(&raise_interrupt_outside, nullptr) != 0) {  // the queue is full: at once, then
+    Py_CLEAR(interrupted_frame);
+    PyErr_SetInterrupt();
+  }
+}
+
 double timeout_seconds(const py::object& timeout) {
   if (timeout.is_none()) return -1.0;
   double t = timeout.cast<double>();
@@ -115,16 +174,32 @@ class PyEngine {
     return id;
   }
 
-  ndp::Completion wait(std::uint64_t id, const py::object& timeout) {
-    double t = timeout_seconds(timeout);
+  // On the main thread an interruptible wait goes in slices, running Python's
+  // signal handlers between them (GIL held): Ctrl-C raises KeyboardInterrupt
+  // while a long command runs instead of once it is done. The command stays
+  // in flight then (its buffers kept): wait for it again to consume it. Other
+  // threads cannot run signal handlers, so they wait in one piece.
+  ndp::Completion wait(std::uint64_t id, const py::object& timeout, bool interruptible = true) {
+    using clock = std::chrono::steady_clock;
+    const double t = timeout_seconds(timeout);
+    const bool sliced = interruptible && on_main_thread();
+    const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                             std::chrono::duration<double>(t < 0 ? 0.0 : t));
     std::optional<ndp::Completion> c;
-    try {
-      py::gil_scoped_release release;
-      c = core_->wait(id, t);
-    } catch (const std::out_of_range& e) {
-      throw py::key_error(e.what());
+    for (;;) {
+      double left = t < 0 ? -1.0 : std::chrono::duration<double>(deadline - clock::now()).count();
+      if (t >= 0 && left < 0) left = 0;
+      double slice = sliced && (left < 0 || left > kSignalCheckSeconds) ? kSignalCheckSeconds : left;
+      try {
+        py::gil_scoped_release release;
+        c = core_->wait(id, slice);
+      } catch (const std::out_of_range& e) {
+        throw py::key_error(e.what());
+      }
+      if (c) break;
+      if (t >= 0 && clock::now() >= deadline) raise_timeout(id);
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     }
-    if (!c) raise_timeout(id);
     keep_.erase(id);
     return std::move(*c);
   }
@@ -155,9 +230,11 @@ ndp::Command base_command(ndp::Opcode op, std::uint64_t instance, std::int64_t s
   return cmd;
 }
 
+// MINIT and MDEINIT as one call: not interrupted half way (they take the time
+// of the instance's commands queued before them).
 ndp::Completion wait_ok(PyEngine& self, std::uint64_t id, const py::object& timeout,
                         const char* what) {
-  ndp::Completion c = self.wait(id, timeout);
+  ndp::Completion c = self.wait(id, timeout, /*interruptible=*/false);
   if (c.status != ndp::status::OK)
     throw std::runtime_error(std::string(what) + " failed: " + ndp::status::name(c.status));
   return c;
@@ -167,6 +244,8 @@ ndp::Completion wait_ok(PyEngine& self, std::uint64_t id, const py::object& time
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "ndp_core C++ engine: page I/O for the host and device paths.";
+  main_thread_ident =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
 
   // I/O failures become OSError(errno, message), so Python picks the usual
   // subclass (FileNotFoundError, PermissionError, ...).
@@ -252,6 +331,22 @@ Split a page range into NVMe-sized commands: a list of (first_page, n_pages).
 Example:
     >>> split_request(10, 65_537)
     [(10, 65536), (65546, 1)]
+)doc");
+
+  m.def("raise_keyboard_interrupt_after", &raise_keyboard_interrupt_after, py::arg("frame"), R"doc(
+Raise KeyboardInterrupt in the main thread as soon as it runs Python code
+outside ``frame`` (a frame of the main thread) and the frames it calls.
+
+For a generator that C++ code pulls from and that met Ctrl-C: C++ callers
+turn an exception into one of their own (pyarrow's stream readers: an
+ArrowInvalid, which ``except KeyboardInterrupt`` misses), so the generator
+ends quietly instead and asks for this; the consumer that made the outer call
+gets the KeyboardInterrupt as that call returns. One at a time: a second
+call while one is pending does nothing.
+
+Example:
+    >>> import sys
+    >>> raise_keyboard_interrupt_after(sys._getframe())  # in the generator, then return
 )doc");
 
   py::class_<ndp::Completion>(m, "Completion", R"doc(
@@ -521,11 +616,16 @@ state (a uint8 array). Later commands on it complete with INVALID_INSTANCE.
 Example:
     >>> final_state = eng.mdeinit(inst)
 )doc")
-      .def("wait", &PyEngine::wait, py::arg("command_id"), py::arg("timeout") = py::none(),
-           R"doc(
+      .def(
+          "wait",
+          [](PyEngine& e, std::uint64_t id, const py::object& timeout) { return e.wait(id, timeout); },
+          py::arg("command_id"), py::arg("timeout") = py::none(),
+          R"doc(
 Block (GIL released) until request ``command_id`` completes and return its
 Completion. Raises TimeoutError after ``timeout`` seconds, KeyError for an
-unknown or already consumed id.
+unknown or already consumed id. On the main thread Ctrl-C interrupts the wait
+(KeyboardInterrupt, within 20 ms), not the command: it stays in flight, and
+``wait`` again consumes it.
 )doc")
       .def("poll", &PyEngine::poll,
            "Return (and consume) every completed request not consumed yet, GIL released.")

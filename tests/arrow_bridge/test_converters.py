@@ -126,4 +126,4 @@ def test_large_string_offsets_are_64_bit():
 def test_null_column_and_unsupported_type():
     assert ours([b"", b"NA"]).type == pa.null()
     with pytest.raises(NotImplementedError):
-        ours([b"1"], pa.decimal128(10, 2))
+        ours([b"1"], pa.decimal256(40, 2))

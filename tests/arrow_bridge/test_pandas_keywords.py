@@ -1,11 +1,20 @@
 """pandas keywords through ``read_pandas``: the frame ``pandas.read_csv`` gives
-(index, dtypes, values), keyword by keyword, on a clean file and a messy one."""
+(index, dtypes, values), keyword by keyword, on a clean file, a messy one and
+files made for the keyword (comment lines, spaces after delimiters, thousands
+separators, two header rows, a custom line terminator, compressed bytes)."""
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
+import random
+import tarfile
 import warnings
+import zipfile
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import arrow_bridge
@@ -65,3 +74,333 @@ def test_engine_keywords_are_accepted_with_a_warning_at_the_callers_line(keyword
 def test_frame_keywords_with_chunks_are_refused_clearly():
     with pytest.raises(NotImplementedError, match="chunksize"):
         arrow_bridge.read_pandas(io.BytesIO(CLEAN), chunksize=10, index_col="id")
+
+
+# ---- line keywords, thousands, header rows, compression: a matrix against pandas.read_csv ----------------
+
+# comment lines before the header and between rows, trailing comments, '#' inside quotes, blank lines, CRLF
+COMMENTED = (b"# exported by a logger\n#\n"
+             b"id,name,score\n"
+             b"1,ann,1.5 # first\n"
+             b"#2,bob,2.5\n"
+             b"\n"
+             b'3,"c#d",3.5\r\n'
+             b'4,"multi\nline # kept",4.5\n'
+             b"5,eve,5.5#tight\n"
+             b"6,\"q\"\"#\",6.5\n")
+# spaces after the delimiter, a quoted field after a space, a tab (not skipped), leading spaces
+SPACED = (b"id, name, score\n"
+          b"1, ann, 1.5\n"
+          b'2,  "b, c", 2.5\n'
+          b"3,\t tab, 3.5\n"
+          b'  4, "d", 4.5\n')
+# thousands separators in quoted fields, a text column with the separator, floats, NA in a number column
+NUMBERS = (b"id,amount,price,label\n"
+           b'1,"1,234","1,234.5","a,b"\n'
+           b"2,5,6.25,c\n"
+           b'3,"12,345,678","-1,000.125","1,2x"\n'
+           b'4,NA," 7 ",d\n')
+NUMBERS_EU = b"id;amount;price\n1;1.234;1.234,5\n2;5;6,25\n3;12.345.678;-1.000,125\n"
+TWO_HEADER_ROWS = b"a,a,b\nx,y,z\n1,2,3\n4,5.5,6\n"
+TILDE = b'id,name~1,"a~b"~2,"two\nlines"~3,c~'
+CR_ONLY = b"id,name\r1,a\r\r2,b\r"
+
+FILES = {"clean": CLEAN, "messy": MESSY, "commented": COMMENTED, "spaced": SPACED, "numbers": NUMBERS,
+         "numbers_eu": NUMBERS_EU, "two_header_rows": TWO_HEADER_ROWS, "tilde": TILDE, "cr_only": CR_ONLY}
+
+# (keywords, the files they are read from)
+LINE_CASES = {
+    "skiprows list": (dict(skiprows=[1, 3, 4]), ["clean", "messy", "cr_only"]),
+    "skiprows list and comment": (dict(skiprows=[1, 3, 4], comment="#"), ["commented"]),
+    "skiprows list with the header": (dict(skiprows=[0, 2]), ["clean", "messy"]),
+    "skiprows range": (dict(skiprows=range(2, 30, 3)), ["clean", "messy"]),
+    "skiprows set": (dict(skiprows={1, 2}), ["clean", "messy"]),
+    "skiprows callable": (dict(skiprows=lambda i: i % 3 == 2), ["clean", "messy", "cr_only"]),
+    "skiprows callable and comment": (dict(skiprows=lambda i: i % 3 == 2, comment="#"), ["commented"]),
+    "skiprows int": (dict(skiprows=3), ["clean", "messy"]),  # pandas counts records: a quoted line break is in one
+    "header int": (dict(header=2), ["clean", "messy", "commented"]),
+    "header int with names": (dict(header=1, names=["i", "n", "day", "s"]), ["clean", "messy"]),
+    "header int after skiprows": (dict(skiprows=[1], header=1), ["clean", "messy"]),
+    "comment": (dict(comment="#"), ["commented", "clean", "messy"]),
+    "comment, skiprows and header": (dict(comment="#", skiprows=[3], header=1), ["commented"]),
+    "comment with usecols callable": (dict(comment="#", usecols=lambda name: name != "name"), ["commented"]),
+    "comment with index_col": (dict(comment="#", index_col="id"), ["commented"]),
+    "skipinitialspace": (dict(skipinitialspace=True), ["spaced", "clean", "messy"]),
+    "skipinitialspace and comment": (dict(skipinitialspace=True, comment="#"), ["spaced", "commented"]),
+    "lineterminator ~": (dict(lineterminator="~"), ["tilde"]),
+    "lineterminator CR": (dict(lineterminator="\r"), ["cr_only"]),
+    "lineterminator LF": (dict(lineterminator="\n"), ["clean", "two_header_rows"]),
+    "thousands": (dict(thousands=","), ["numbers", "clean", "messy"]),
+    "thousands with a dtype": (dict(thousands=",", dtype={"amount": "float64", "label": "str"}), ["numbers"]),
+    "thousands with index_col": (dict(thousands=",", index_col="amount"), ["numbers"]),
+    "thousands and decimal": (dict(thousands=".", decimal=",", sep=";"), ["numbers_eu"]),
+    "thousands with one dtype": (dict(thousands=".", decimal=",", sep=";", dtype="float64"), ["numbers_eu"]),
+    "header rows": (dict(header=[0, 1]), ["two_header_rows", "clean"]),
+    "header rows apart": (dict(header=[0, 2]), ["two_header_rows", "clean"]),
+    "header rows after skiprows": (dict(header=[0, 1], skiprows=[1]), ["clean"]),
+}
+LINE_MATRIX = [(case, file) for case, (_, files) in LINE_CASES.items() for file in files]
+
+
+def _without_dates(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame without CLEAN's and MESSY's date column: pandas leaves it text, our NumPy backend
+    gives datetime.date objects (a difference kept, see the frame keywords test)."""
+    def dated(column) -> bool:
+        return any(str(level).startswith(("day", "2020-", "2021-")) for level in
+                   (column if isinstance(column, tuple) else (column,)))
+
+    return frame.drop(columns=[column for column in frame.columns if dated(column)])
+
+
+@pytest.mark.parametrize("case, file", LINE_MATRIX, ids=[f"{case}-{file}" for case, file in LINE_MATRIX])
+def test_line_keywords_give_pandas_frame(case, file):
+    options, data = LINE_CASES[case][0], FILES[file]
+    expected = pd.read_csv(io.BytesIO(data), **options)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
+    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+
+
+@pytest.mark.parametrize("case", ["skiprows callable", "comment", "thousands", "header int", "skipinitialspace"])
+def test_line_keywords_with_the_pyarrow_backend(case):
+    options, files = LINE_CASES[case]
+    data = FILES[files[0]]
+    expected = pd.read_csv(io.BytesIO(data), dtype_backend="pyarrow", **options)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), **options)
+    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+
+
+def test_line_keywords_stream_in_chunks():
+    expected = pd.read_csv(io.BytesIO(COMMENTED), comment="#", skiprows=[4])
+    with arrow_bridge.read_pandas(io.BytesIO(COMMENTED), comment="#", skiprows=[4], chunksize=2,
+                                  dtype_backend="numpy") as chunks:
+        got = pd.concat(list(chunks))
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_line_keywords_from_a_path_and_a_pipe(write_file):
+    path = write_file("commented.csv", COMMENTED)
+    expected = pd.read_csv(path, comment="#", skiprows=lambda i: i == 4)
+    for source in (path, NonSeekable(COMMENTED)):
+        got = arrow_bridge.read_pandas(source, comment="#", skiprows=lambda i: i == 4, dtype_backend="numpy")
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_comment_in_a_transcoded_file():
+    data = COMMENTED.decode().replace("ann", "änn").encode("utf-16")
+    expected = pd.read_csv(io.BytesIO(data), comment="#", encoding="utf-16")
+    got = arrow_bridge.read_pandas(io.BytesIO(data), comment="#", encoding="utf-16", dtype_backend="numpy")
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+@pytest.mark.parametrize("case", ["skiprows list", "comment", "header int", "header rows"])
+def test_line_keywords_with_type_widening_far_down(case):
+    """A column whose type widens after the first block is parsed again (re-read through the filter)."""
+    data = b"a,b\n" + b"".join(b"%d,%d # c\n" % (i, i) for i in range(40_000)) + b"1,2.5\n"
+    options = LINE_CASES[case][0]
+    expected = pd.read_csv(io.BytesIO(data), **options)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", block_size=1 << 16, **options)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_thousands_leave_text_that_is_not_numbers():
+    frame = arrow_bridge.read_pandas(io.BytesIO(NUMBERS), thousands=",", dtype_backend="numpy")
+    assert frame["amount"].tolist()[:3] == [1234.0, 5.0, 12345678.0] and frame["label"].tolist()[0] == "a,b"
+
+
+@pytest.mark.parametrize("value, dtype", [("1,234.5", "int64"), ("x", "float64"), ("300", "int8")])
+def test_thousands_with_a_dtype_that_does_not_fit_raise_as_pandas(value, dtype):
+    data = f'v\n"{value}"\n'.encode()
+    with pytest.raises(ValueError):
+        pd.read_csv(io.BytesIO(data), thousands=",", dtype={"v": dtype})
+    with pytest.raises(ValueError, match="column 'v'"):
+        arrow_bridge.read_pandas(io.BytesIO(data), thousands=",", dtype={"v": dtype})
+
+
+@pytest.mark.parametrize("options, error, message", [
+    (dict(comment="##"), ValueError, "Only length-1 comment characters supported"),
+    (dict(lineterminator="\r\n"), ValueError, "Only length-1 line terminators supported"),
+    (dict(thousands=",,"), ValueError, "Only length-1 thousands markers supported"),
+    (dict(header=[0, 1], names=["a", "b", "c"]), ValueError, "cannot specify names"),
+    (dict(header=[0, 1], usecols=[0]), ValueError, "cannot specify usecols"),
+    (dict(header=-1), ValueError, "Passing negative integer to header is invalid"),
+])
+def test_bad_keywords_raise_as_pandas(options, error, message):
+    with pytest.raises(error, match=message):
+        pd.read_csv(io.BytesIO(TWO_HEADER_ROWS), **options)
+    with pytest.raises(error, match=message):
+        arrow_bridge.read_pandas(io.BytesIO(TWO_HEADER_ROWS), **options)
+
+
+@pytest.mark.parametrize("options, keyword", [
+    (dict(header=[0, 1], index_col=0), "index_col"),
+    (dict(comment="#", sep=None), "comment"),
+    (dict(lineterminator="\n"), "lineterminator"),  # CRLF: pandas keeps the CR in the last value
+])
+def test_what_cannot_be_done_here_says_so(options, keyword):
+    with pytest.raises(NotImplementedError, match=keyword):
+        arrow_bridge.read_pandas(io.BytesIO(MESSY), **options)
+
+
+# ---- compression ----------------------------------------------------------------------------------------
+
+def _zip(data: bytes, names=("data.csv",)) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name in names:
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _tar(data: bytes) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as archive:
+        member = tarfile.TarInfo("data.csv")
+        member.size = len(data)
+        archive.addfile(member, io.BytesIO(data))
+    return out.getvalue()
+
+
+COMPRESSED = {"gzip": (gzip.compress, ".gz"), "bz2": (bz2.compress, ".bz2"), "xz": (lzma.compress, ".xz"),
+              "zip": (_zip, ".zip"), "tar": (_tar, ".tar")}
+
+
+@pytest.mark.parametrize("method", list(COMPRESSED))
+@pytest.mark.parametrize("spelling", ["name", "dict"])
+def test_compression_of_file_objects(method, spelling):
+    data = COMPRESSED[method][0](MESSY)
+    compression = method if spelling == "name" else {"method": method}
+    expected = pd.read_csv(io.BytesIO(data), compression=compression)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), compression=compression, dtype_backend="numpy")
+    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+
+
+@pytest.mark.parametrize("method", list(COMPRESSED))
+@pytest.mark.parametrize("compression", ["infer", "explicit"])
+def test_compression_of_paths(method, compression, write_file):
+    compress, suffix = COMPRESSED[method]
+    path = write_file(f"data.csv{suffix}" if compression == "infer" else "data.bin", compress(MESSY))
+    options = {} if compression == "infer" else {"compression": method}
+    expected = pd.read_csv(path, **options)
+    got = arrow_bridge.read_pandas(path, dtype_backend="numpy", **options)
+    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+
+
+def test_compression_with_line_keywords(write_file):
+    path = write_file("commented.csv.gz", gzip.compress(COMMENTED))
+    expected = pd.read_csv(path, comment="#", skiprows=[3])
+    got = arrow_bridge.read_pandas(path, comment="#", skiprows=[3], dtype_backend="numpy")
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_compression_none_reads_a_gz_path_as_it_is(write_file):
+    path = write_file("data.csv.gz", gzip.compress(CLEAN))
+    with pytest.raises(ValueError):  # pandas: UnicodeDecodeError
+        pd.read_csv(path, compression=None)
+    with pytest.raises(ValueError):  # ours: CsvParseError, the header is not UTF-8
+        arrow_bridge.read_pandas(path, compression=None)
+
+
+def test_compressed_file_objects_are_not_inferred():
+    """pandas infers compression from paths only: a file object of gzip bytes is read as it is."""
+    with pytest.raises(ValueError):
+        pd.read_csv(io.BytesIO(gzip.compress(CLEAN)))
+    with pytest.raises(ValueError):
+        arrow_bridge.read_pandas(io.BytesIO(gzip.compress(CLEAN)))
+
+
+@pytest.mark.parametrize("data, compression, message", [
+    (_zip(CLEAN, ("a.csv", "b.csv")), "zip", "Multiple files found in ZIP file"),
+    (_zip(CLEAN, ()), "zip", "Zero files found in ZIP file"),
+    (gzip.compress(CLEAN), "snappy", "Unrecognized compression type: snappy"),
+])
+def test_compression_errors_are_pandas(data, compression, message):
+    with pytest.raises(ValueError, match=message):
+        pd.read_csv(io.BytesIO(data), compression=compression)
+    with pytest.raises(ValueError, match=message):
+        arrow_bridge.read_pandas(io.BytesIO(data), compression=compression)
+
+
+def test_zstd_needs_zstandard_as_in_pandas():
+    try:
+        import zstandard
+    except ImportError:
+        with pytest.raises(ImportError):
+            pd.read_csv(io.BytesIO(b""), compression="zstd")
+        with pytest.raises(ImportError, match="zstandard"):
+            arrow_bridge.read_pandas(io.BytesIO(b""), compression="zstd")
+        return
+    data = zstandard.ZstdCompressor().compress(MESSY)
+    expected = pd.read_csv(io.BytesIO(data), compression="zstd")
+    got = arrow_bridge.read_pandas(io.BytesIO(data), compression="zstd", dtype_backend="numpy")
+    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+
+
+class NonSeekable(io.RawIOBase):
+    """A pipe: reads only, in order."""
+
+    def __init__(self, data: bytes):
+        super().__init__()
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        return self._data.readinto(buffer)
+
+
+def _random_numbers_file(rng: random.Random, separator: str, decimal: str) -> bytes:
+    """Numbers with and without separators (anywhere after the first digit, doubled, trailing), decimals,
+    exponents, spaces, infinities, and text that is almost a number."""
+    def value() -> str:
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 8)))
+        pick = rng.random()
+        if pick < 0.45:
+            # "1,234,567" (built from the right), now and then a group without its separator
+            text = "".join(d + separator if n % 3 == 2 and n + 1 < len(digits) and rng.random() < 0.9 else d
+                           for n, d in enumerate(reversed(digits)))[::-1]
+            if rng.random() < 0.3:
+                text += decimal + "".join(rng.choice("0123456789") for _ in range(rng.randint(0, 3)))
+            if rng.random() < 0.1:
+                text += rng.choice(["e3", "E-2", "e"])
+            if rng.random() < 0.15:
+                text = "-" + text
+            return f" {text} " if rng.random() < 0.1 else text
+        if pick < 0.65:
+            return digits
+        if pick < 0.7:
+            return rng.choice(["inf", "-Infinity"])
+        if pick < 0.75:
+            return rng.choice([separator + digits, digits + separator * 2 + "1", decimal + digits, "x",
+                               "1" + separator + "2" + decimal + "3" + separator])
+        return digits[:3] + decimal + digits[3:]
+
+    ncols = rng.randint(1, 3)
+    rows = [[value() for _ in range(ncols)] for _ in range(rng.randint(1, 5))]
+    quoted = [";".join(f'"{v}"' if v != v.strip() else v for v in row) for row in rows]
+    return (";".join(f"c{j}" for j in range(ncols)) + "\n" + "\n".join(quoted) + "\n").encode()
+
+
+@pytest.mark.parametrize("separator, decimal", [(",", "."), (".", ","), (" ", "."), ("'", ".")])
+def test_thousands_on_random_numbers_give_pandas_frame(separator, decimal):
+    rng = random.Random(7)
+    for _ in range(60):
+        data = _random_numbers_file(rng, separator, decimal)
+        options = dict(sep=";", thousands=separator, decimal=decimal)
+        expected = pd.read_csv(io.BytesIO(data), **options)
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=repr(data))
+
+
+@pytest.mark.parametrize("case", ["skiprows list", "skiprows callable", "comment", "header int", "thousands",
+                                  "lineterminator ~", "skipinitialspace and comment"])
+def test_arrow_keywords_give_read_csv_the_same_table(case):
+    """What read_csv needs to take these keywords (pandas_frame.arrow_keywords; wiring it into
+    api.read_csv is its owner's): the Table read_pandas' frame is made of."""
+    options, files = LINE_CASES[case]
+    data = FILES[files[0]]
+    reader_options, storage, numbers = arrow_bridge.pandas_frame.arrow_keywords(options)
+    table = arrow_bridge.read_csv(io.BytesIO(data), storage_options=storage, **reader_options)
+    table = numbers.apply(table) if numbers is not None else table
+    frame = arrow_bridge.read_pandas(io.BytesIO(data), **options)
+    assert table.equals(pa.Table.from_pandas(frame, preserve_index=False))

@@ -212,6 +212,8 @@ def test_read_pandas_makes_duplicate_names_unique_as_pandas_does():
     assert arrow_bridge.read_csv(io.BytesIO(data)).column_names == ["a", "a", "b", "a", "a.1"]  # pyarrow's names
 
 
-def test_per_column_na_values_are_refused_not_ignored():
-    with pytest.raises(NotImplementedError, match="na_values as a dict"):
-        arrow_bridge.read_csv(io.BytesIO(b"score\n-\n1\n"), na_values={"score": ["-"]})
+def test_per_column_na_values_apply_to_their_column_only():
+    """pandas' dict form: each named column's own spellings (tests/arrow_bridge/test_pyarrow_options.py
+    compares with pandas.read_csv)."""
+    table = arrow_bridge.read_csv(io.BytesIO(b"score,tag\n-,-\n1,x\n"), na_values={"score": ["-"]})
+    assert table.to_pydict() == {"score": [None, 1], "tag": ["-", "x"]}

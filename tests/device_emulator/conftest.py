@@ -70,6 +70,7 @@ def _rich_tasks(n: int = 48, page_size: int = 16384, split_share: float = 0.5) -
             "bytes_scanned": text, "rows": text // 40, "fields": text // 8, "ints": text // 24,
             "floats": text // 24, "bools": text // 200, "temporals": text // 100, "string_bytes": text // 5,
             "nulls": text // 300,
+            "bytes_searched": text, "lines_matched": text // 400, "bytes_emitted": text // 20,
         }
         out.append(TaskWork(index=i, first_page=i * pages, n_pages=pages, text_bytes=text,
                             object_bytes=text // 2, counters=counters, side=policy.static_side(i),
