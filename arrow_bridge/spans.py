@@ -150,20 +150,16 @@ class SpanCutter:
         # The carry lies in the previous span's block, which may come back
         # through recycle() before this block is filled: copy it out first.
         buf = self._carry.copy() if len(self._carry) else self._carry
-        block, scanned = None, 0
+        block = None
         while not self._eof:
-            # A record longer than a block: read as much again as is held, and look for a line
-            # break only in what is new, or a record of n bytes would cost n**2 / block_size.
-            want = max(self._block_size, len(buf))
-            previous, block = block, self._block(len(buf) + want)
+            previous, block = block, self._block(len(buf) + self._block_size)
             block[: len(buf)] = buf
             if previous is not None:
                 self._free.append(previous.base if previous.base is not None else previous)
             n = self._read(block[len(buf):])
             buf = block[: len(buf) + n]
-            self._eof = n < want
-            cut = -1 if self._eof else last_line_break_end(buf, max(scanned - 1, 0), len(buf))
-            scanned = len(buf)
+            self._eof = n < self._block_size
+            cut = -1 if self._eof else last_line_break_end(buf, 0, len(buf))
             if cut > 0:
                 self._carry = buf[cut:]
                 return self._emit(buf[:cut], at_eof=False, block=block)
