@@ -19,6 +19,7 @@ from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keyword
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor
 from arrow_bridge.reader import CsvReader
+from arrow_bridge.sizes import parse_size
 from arrow_bridge.sniffing import sniff_for_read
 from arrow_bridge.source import ByteSource, RangeSource
 from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
@@ -140,8 +141,8 @@ def _opened(source: Source, opts: CsvOptions, byte_range: tuple[int, int] | None
 
 
 def parse_memory_limit(value: int | str | None) -> int | None:
-    """``memory_limit=`` in bytes: an int, or a size as Dask spells them
-    (``dask.utils.parse_bytes``: ``"512MiB"``, ``"2GB"``, ``"1.5 GiB"``); None for none.
+    """``memory_limit=`` in bytes: an int, or a size (:func:`arrow_bridge.sizes.parse_size`:
+    ``"512MiB"``, ``"2GB"``, ``"1.5 GiB"``); None for none.
 
     >>> parse_memory_limit("512MiB"), parse_memory_limit("2GB"), parse_memory_limit(4096)
     (536870912, 2000000000, 4096)
@@ -155,10 +156,8 @@ def parse_memory_limit(value: int | str | None) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise TypeError(f"memory_limit must be a number of bytes or a size such as '512MiB', got {value!r}")
     if isinstance(value, str):
-        from dask.utils import parse_bytes
-
         try:
-            value = parse_bytes(value)
+            value = parse_size(value)
         except ValueError:
             raise ValueError(f"memory_limit: could not interpret {value!r} as a size "
                              '(try 536870912, "512MiB" or "2GB")') from None

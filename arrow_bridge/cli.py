@@ -28,6 +28,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from arrow_bridge import sizes
+
 #: Exit statuses: each kind of failure has its own, so scripts can tell them apart.
 EXIT_OK = 0
 EXIT_OTHER = 1  # anything else (a bug: rerun with --traceback and report it)
@@ -47,9 +49,6 @@ FORMATS = {".parquet": "parquet", ".pq": "parquet", ".feather": "feather", ".arr
            ".ipc": "arrow", ".arrows": "arrows", ".csv": "csv", ".tsv": "csv"}
 PEERS = ("pyarrow", "pandas")
 _SEPARATOR_NAMES = {"tab": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " ", "colon": ":"}
-_SIZE = re.compile(r"(?i)^\s*(\d[\d_,]*(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$")
-_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20,
-          "g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
 
 
 class UsageError(ValueError):
@@ -70,14 +69,10 @@ def parse_size(text: str) -> int:
     ...
     arrow_bridge.cli.UsageError: not a size: 'lots' (try 65536, 64KiB, 2MiB, 1_000_000)
     """
-    match = _SIZE.match(text)
-    if not match:
-        raise UsageError(f"not a size: {text!r} (try 65536, 64KiB, 2MiB, 1_000_000)")
-    number = float(match.group(1).replace("_", "").replace(",", ""))
-    value = int(number * _UNITS[(match.group(2) or "").lower()])
-    if value <= 0:
-        raise UsageError(f"a size must be positive, got {text!r}")
-    return value
+    try:
+        return sizes.parse_size(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def parse_sep(text: str) -> str | None:

@@ -54,7 +54,7 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.errors import CsvParseError
-from arrow_bridge.source import ByteSource, open_source
+from arrow_bridge.source import ByteSource, copy_from_blocks, open_source
 
 #: The keywords a :class:`LineRules` implements, as ``pandas.read_csv`` names them.
 LINE_KEYWORDS = ("skiprows", "comment", "skipinitialspace", "lineterminator")
@@ -649,14 +649,7 @@ class LineFilterSource(ByteSource):
         return filled
 
     def _copy_ready(self, buf: np.ndarray, offset: int) -> int:
-        filled = 0
-        for start, block in self._ready:
-            lo = offset + filled - start
-            if 0 <= lo < len(block):
-                n = min(len(block) - lo, len(buf) - filled)
-                buf[filled: filled + n] = block[lo: lo + n]
-                filled += n
-        return filled
+        return copy_from_blocks(self._ready, buf, offset)
 
     def _filter_next(self) -> bool:
         """Filters the next raw block into ``_ready``; False at the end."""

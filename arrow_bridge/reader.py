@@ -243,9 +243,9 @@ class CsvReader:
             checked = self._release(result)
             if result.status == NEEDS_MORE and not self._enough(rows):
                 def following() -> Span:
-                    span = pending.popleft()[0] if pending else cut()
-                    budget.release(span)
-                    return span
+                    after = pending.popleft()[0] if pending else cut()
+                    budget.release(after)
+                    return after
 
                 tail = span.length - result.parsed
                 fresh = recut(span, result.parsed, following(), source)

@@ -23,7 +23,7 @@ import threading
 import zipfile
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, Iterator, Sequence
+from typing import IO, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -359,14 +359,7 @@ class TranscodedSource(ByteSource):
         return filled
 
     def _copy_ready(self, buf: np.ndarray, offset: int) -> int:
-        filled = 0
-        for start, block in self._ready:
-            lo = offset + filled - start
-            if 0 <= lo < len(block):
-                n = min(len(block) - lo, len(buf) - filled)
-                buf[filled: filled + n] = block[lo: lo + n]
-                filled += n
-        return filled
+        return copy_from_blocks(self._ready, buf, offset)
 
     def _decode_next(self) -> bool:
         """Decodes the next block into ``_ready``; False at the end."""
@@ -486,6 +479,24 @@ class TranscodedSource(ByteSource):
             self._pool = None
         self._blocks.close()
         self._base.close()
+
+
+def copy_from_blocks(blocks: Iterable[tuple[int, np.ndarray]], buf: np.ndarray, offset: int) -> int:
+    """Fills ``buf`` with the bytes from ``offset`` on out of consecutive
+    ``(start, block)`` pieces (a wrapping source's blocks made ahead); the count copied.
+
+    >>> buf = np.zeros(3, np.uint8)
+    >>> copy_from_blocks([(0, np.frombuffer(b"ab", np.uint8)), (2, np.frombuffer(b"cd", np.uint8))], buf, 1), buf.tobytes()
+    (3, b'bcd')
+    """
+    filled = 0
+    for start, block in blocks:
+        lo = offset + filled - start
+        if 0 <= lo < len(block):
+            n = min(len(block) - lo, len(buf) - filled)
+            buf[filled: filled + n] = block[lo: lo + n]
+            filled += n
+    return filled
 
 
 def _transcoding_threads(cores: int) -> int:

@@ -17,6 +17,7 @@ from arrow_bridge.errors import CsvParseError
 from arrow_bridge.kernels.tokenizer import count_line_breaks
 from arrow_bridge.line_filters import LineFilterSource, LineRules, open_text
 from arrow_bridge.source import OpeningOptions, RangeSource, open_source
+from csvgen import NonSeekableStream
 
 MESSY = (b"\xef\xbb\xbf# made by hand\r\n"
          b"id,name,note\r\n"
@@ -136,7 +137,7 @@ def test_errors_name_the_files_line_and_offset(case, source):
     data, options = ERROR_CASES[case]
     at = data.index(b"BAD")
     line = 1 + count_line_breaks(np.frombuffer(data, np.uint8).copy(), 0, at)
-    given = io.BytesIO(data) if source == "bytes" else _Pipe(data)
+    given = io.BytesIO(data) if source == "bytes" else NonSeekableStream(data)
     with pytest.raises(CsvParseError) as caught:
         arrow_bridge.read_pandas(given, dtype={"b": "int64"}, **options)
     assert (caught.value.line, caught.value.byte_offset, caught.value.column) == (line, at, "b")
@@ -156,7 +157,7 @@ def test_a_pipe_error_past_the_kept_blocks_names_its_block():
     rows[100] = b"9,BAD\n"
     data = b"a,b\n" + b"".join(rows)
     with pytest.raises(CsvParseError) as caught:
-        with LineFilterSource(open_source(_Pipe(data)), LineRules(comment="#"), block_size=4096, keep=8192) as src:
+        with LineFilterSource(open_source(NonSeekableStream(data)), LineRules(comment="#"), block_size=4096, keep=8192) as src:
             arrow_bridge.read_csv(src, dtype={"b": "int64"}, block_size=1 << 16)
     assert caught.value.line == 102  # lines need no map
     assert "exact offset is no longer known" in str(caught.value)
@@ -278,16 +279,3 @@ def test_random_files_give_pandas_frame():
     assert not differences, differences[:3]
     assert compared > 2 * excused  # most cases are compared, not excused (205 against 84 as written)
 
-
-class _Pipe(io.RawIOBase):
-    """A stream that cannot seek."""
-
-    def __init__(self, data: bytes):
-        super().__init__()
-        self._data = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        return self._data.readinto(buffer)

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 import arrow_bridge
+from csvgen import NonSeekableStream
 
 CLEAN = b"id,name,day,score\n" + b"".join(
     b"%d,n%d,2020-01-%02d,%d.5\n" % (i, i % 7, 1 + i % 28, i) for i in range(60))
@@ -180,7 +181,7 @@ def test_line_keywords_stream_in_chunks():
 def test_line_keywords_from_a_path_and_a_pipe(write_file):
     path = write_file("commented.csv", COMMENTED)
     expected = pd.read_csv(path, comment="#", skiprows=lambda i: i == 4)
-    for source in (path, NonSeekable(COMMENTED)):
+    for source in (path, NonSeekableStream(COMMENTED)):
         got = arrow_bridge.read_pandas(source, comment="#", skiprows=lambda i: i == 4, dtype_backend="numpy")
         pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
@@ -334,19 +335,6 @@ def test_zstd_needs_zstandard_as_in_pandas():
     got = arrow_bridge.read_pandas(io.BytesIO(data), compression="zstd", dtype_backend="numpy")
     pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
 
-
-class NonSeekable(io.RawIOBase):
-    """A pipe: reads only, in order."""
-
-    def __init__(self, data: bytes):
-        super().__init__()
-        self._data = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        return self._data.readinto(buffer)
 
 
 def _random_numbers_file(rng: random.Random, separator: str, decimal: str) -> bytes:

@@ -17,6 +17,7 @@ import pytest
 import arrow_bridge
 from arrow_bridge.sniffing import SniffedDialect, sniff, sniff_for_read
 from benchmarks.sniff_corpus import ALL_CORRECT, generate, ours, reader_check, score
+from csvgen import NonSeekableStream
 
 # (name, CSV bytes, expected attributes of the sniffed dialect)
 CASES = [
@@ -153,22 +154,10 @@ def test_a_cut_sample_drops_its_partial_last_line():
     assert (dialect.delimiter, dialect.header, dialect.columns) == (",", True, 2)
 
 
-class _Pipe(io.RawIOBase):
-    """A stream that cannot seek, like a socket or a pipe."""
-
-    def __init__(self, data: bytes):
-        self._data = io.BytesIO(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        return self._data.readinto(buffer)
-
 
 def test_sniff_for_read_replays_a_stream_and_keeps_the_callers_keywords():
     data = CASES[0][1]
-    source, keywords = sniff_for_read(_Pipe(data), {"sep": None, "skiprows": 3, "nrows": 2})
+    source, keywords = sniff_for_read(NonSeekableStream(data), {"sep": None, "skiprows": 3, "nrows": 2})
     assert keywords["sep"] == "," and keywords["skiprows"] == 3 and keywords["nrows"] == 2
     assert arrow_bridge.read_csv(source, **keywords).to_pydict() == {
         "id": [1, 2], "price": [2.5, 3.5], "day": list(pacsv.read_csv(io.BytesIO(b"d\n2024-01-01\n2024-01-02\n"))
