@@ -45,8 +45,7 @@ from typing import Any, Callable, Optional, Protocol, Sequence
 
 import numba as nb
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
 from arrow_bridge.converters import TokenizedSpan, ValueRules, conversion_spec, converter_for
 from arrow_bridge.dialect import Dialect
@@ -250,6 +249,7 @@ class Converted(ColumnFinish):
     text_nulls: Optional[tuple[str, ...]]  # spellings still to turn into nulls (column read as text)
 
     def apply(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
+        import pyarrow.compute as pc
         value_type = self.type.value_type if pa.types.is_dictionary(self.type) else self.type
         chunks = [self.convert(with_nulls(chunk, self.text_nulls), plan) for chunk in column.chunks]
         values = pa.chunked_array(chunks, type=value_type)
@@ -287,6 +287,7 @@ class Inferred(ColumnFinish):
         return self._enforced(column, plan)
 
     def _finished(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
+        import pyarrow.compute as pc
         if column.type not in _TEXT_RUNGS:
             return column
         if self.parsers and column.type == pa.string():
@@ -300,6 +301,7 @@ class Inferred(ColumnFinish):
 
     def _enforced(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
         """A later batch of a stream at the type its first block decided, or pyarrow's error."""
+        import pyarrow.compute as pc
         target = self.decided
         if column.type == target:
             return column
@@ -363,6 +365,7 @@ def with_nulls(array: pa.Array, spellings: Optional[Sequence[str]]) -> pa.Array:
     >>> with_nulls(pa.array(["1", "NA", None]), ("NA",)).to_pylist()
     ['1', None, None]
     """
+    import pyarrow.compute as pc
     if not spellings or not len(array):
         return array
     hits = pc.is_in(array, value_set=pa.array(list(spellings), array.type))
@@ -432,6 +435,7 @@ def dictionary_fits(column: pa.ChunkedArray, max_cardinality: int) -> bool:
     >>> fits
     [True, False]
     """
+    import pyarrow.compute as pc
     encoded = pc.dictionary_encode(column)
     distinct = len(encoded.chunk(0).dictionary) if encoded.num_chunks else 0
     if distinct <= max_cardinality:
@@ -449,6 +453,7 @@ def dictionary_fits(column: pa.ChunkedArray, max_cardinality: int) -> bool:
 # ==============================================================================================
 def fixed_size_binary_array(array: pa.Array, target: pa.FixedSizeBinaryType, plan: PlannedColumn) -> pa.Array:
     """Binary values of exactly ``target.byte_width`` bytes as ``target``, or pyarrow's error."""
+    import pyarrow.compute as pc
     lengths = pc.binary_length(array)
     wrong = pc.fill_null(pc.not_equal(lengths, target.byte_width), False)
     if pc.any(wrong).as_py():
@@ -576,6 +581,7 @@ def timestamp_array(array: pa.Array, target: pa.TimestampType, parsers: Sequence
     >>> timestamp_array(pa.array(["02/01/2020", None]), pa.timestamp("s"), ["%d/%m/%Y"])[0].to_pylist()
     [datetime.datetime(2020, 1, 2, 0, 0), None]
     """
+    import pyarrow.compute as pc
     n = len(array)
     values = np.zeros(n, dtype=np.int64)
     pending = array.is_valid().to_numpy(zero_copy_only=False).copy() if n else np.zeros(0, dtype=bool)

@@ -24,8 +24,7 @@ from numbers import Integral
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
-import pyarrow as pa
-import pyarrow.compute as pc
+import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
 from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
 from arrow_bridge.options import resolve_options, to_arrow_type
@@ -381,11 +380,13 @@ class Thousands:
 
     def _values(self, column: pa.ChunkedArray) -> pa.ChunkedArray:
         """The column with pandas' null spellings as nulls."""
+        import pyarrow.compute as pc
         is_null = pc.is_in(column, value_set=pa.array(self.null_values, pa.string()))
         return pc.if_else(is_null, pa.scalar(None, column.type), column)
 
     def _digits(self, values: pa.ChunkedArray, floating: bool) -> pa.ChunkedArray:
         """The text Arrow's cast reads: no spaces, separators or plus sign, a dot for the decimal."""
+        import pyarrow.compute as pc
         text = pc.utf8_trim(values, " \t\n\x0b\f\r")
         text = pc.replace_substring(text, self.separator, "")
         if floating:
@@ -394,6 +395,7 @@ class Thousands:
 
     def _inferred(self, column: pa.ChunkedArray) -> Optional[pa.ChunkedArray]:
         """int64 (uint64 past it), else float64, as pandas infers; None: stays text."""
+        import pyarrow.compute as pc
         integer, floating = self._patterns()
         first = _first_value(column, self.null_values)
         if first is None or not (re.fullmatch(integer, first) or re.fullmatch(floating, first)):
@@ -414,6 +416,7 @@ class Thousands:
     def _strict(self, column: pa.ChunkedArray, name: str, target: pa.DataType) -> pa.ChunkedArray:
         """The column as the dtype asked for: read as pandas infers it, then
         cast where no value changes (pandas' "safely"); ``ValueError`` else."""
+        import pyarrow.compute as pc
         converted = self._inferred(column)
         if converted is None:
             integer, floating = self._patterns()

@@ -40,8 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
 from arrow_bridge.kernels.search import (ANCHOR_WORDS, BUCKET_BITS, COUNT, HASH_BITS, HASH_MULTIPLIER, HASHED,
                                          LINES, OK, OUT_OF_SPACE, PAIR_LIMIT, PAIRS, PLAN, PLAN_VERSION, RECORD_WORDS,
@@ -763,6 +762,7 @@ def filter_strings(values: Union[pa.Array, pa.ChunkedArray], keywords: Union[str
     >>> filter_strings(pa.array(["GET /a", None, "post /b", "PUT"]), ["GET", "POST"], ignore_case=True).to_pylist()
     [True, None, True, False]
     """
+    import pyarrow.compute as pc
     if isinstance(values, pa.ChunkedArray):
         return pa.chunked_array([filter_strings(chunk, keywords, ignore_case=ignore_case) for chunk in values.chunks],
                                 type=pa.bool_())
