@@ -239,11 +239,14 @@ def bench_startup(readers: Sequence[Reader], small: Path, repeat: int = 5) -> di
     """Wall time of a whole ``python -c '<import; read small.csv>'`` process, best of ``repeat``."""
     probes = [reader for reader in readers if reader.oneliner]
     times: dict[str, list[float | None]] = {reader.name: [] for reader in probes}
+    # Users' processes load .pyc files written once: a PYTHONDONTWRITEBYTECODE in this shell would
+    # make every start compile every module's source again (about 0.1 s more for ndp).
+    env = {key: value for key, value in child_env(1).items() if key != "PYTHONDONTWRITEBYTECODE"}
     for _ in range(repeat):
         for reader in probes:  # interleaved, like the main benchmark
             cmd = [sys.executable, "-c", reader.oneliner.format(path=str(small))]
             start = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=REPO_ROOT, env=child_env(1), capture_output=True, text=True)
+            proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
             times[reader.name].append(elapsed if proc.returncode == 0 else None)  # None: failed
     print(f"\n== start-up: fresh `python -c` reading {small.name} ({small.stat().st_size} bytes), "
