@@ -102,9 +102,60 @@ def read_csv(
     >>> arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n")).to_pydict()
     {'a': [1, 2], 'b': ['x', 'y']}
     """
+    return _read_table(source, read_options, parse_options, convert_options, byte_range, device, split,
+                       storage_options, offload, memory_limit, options)
+
+
+def aggregate_csv(source: Source, aggregations: Sequence[tuple[str, str]], *, group_by: Sequence[str] = (),
+                  derived: dict[str, Any] | None = None, filters: Any = None, **options: Any) -> pa.Table:
+    """``read_csv(source, filters=filters, **options)`` grouped by ``group_by``
+    and aggregated, without building the Table: each span is reduced to
+    partial states where it ran (on a ``device=``, the device sends those
+    instead of its rows) and the states are merged (Summarizer's FINAL_TSK).
+
+    ``aggregations`` are pyarrow's ``(column, function)`` pairs with
+    ``sum``, ``count``, ``min``, ``max``, ``mean``; ``derived`` names computed
+    columns (``pyarrow.compute.Expression``) they may use. The answer is
+    ``Table.group_by(group_by, use_threads=False).aggregate(aggregations)``'s:
+    names, types, groups in first-appearance order; float sums are exact
+    (correctly rounded), so they do not depend on block size, split or
+    threads, and may differ from pyarrow's in the last bits
+    (:mod:`arrow_bridge.aggregates`). Every ``read_csv`` option applies
+    but ``usecols``/``include_columns``: the query says what it reads.
+
+    >>> import io, arrow_bridge
+    >>> data = b"flag,qty,price\\nA,1,2.5\\nB,3,1.0\\nA,5,0.5\\n"
+    >>> arrow_bridge.aggregate_csv(io.BytesIO(data), [("qty", "sum"), ("price", "max")], group_by=["flag"],
+    ...                            filters=[("qty", ">", 1)]).to_pydict()
+    {'flag': ['B', 'A'], 'qty_sum': [3, 5], 'price_max': [1.0, 0.5]}
+    """
+    from arrow_bridge.aggregates import Aggregation, GroupedQuery
+
+    if "usecols" in options or (options.get("convert_options") is not None
+                                and options["convert_options"].include_columns):
+        raise TypeError("aggregate_csv() reads the columns its query names: drop usecols/include_columns")
+    query = GroupedQuery([Aggregation.parse(item) for item in aggregations], list(group_by), dict(derived or {}))
+    if filters is not None:
+        options["filters"] = filters
+    return _read_table(source, options.pop("read_options", None), options.pop("parse_options", None),
+                       options.pop("convert_options", None), options.pop("byte_range", None),
+                       options.pop("device", None), options.pop("split", "host"), options.pop("storage_options", None),
+                       options.pop("offload", ()), options.pop("memory_limit", None), options, query)
+
+
+def _read_table(source: Source, read_options: pacsv.ReadOptions | None, parse_options: pacsv.ParseOptions | None,
+                convert_options: pacsv.ConvertOptions | None, byte_range: tuple[int, int] | None, device: Any,
+                split: str, storage_options: dict[str, Any] | None, offload: Sequence[SpanExecutor],
+                memory_limit: int | str | None, options: dict[str, Any], query: Any = None) -> pa.Table:
+    """read_csv's and aggregate_csv's read (``query``: the latter's GroupedQuery)."""
     options, storage_options, numbers = arrow_keywords(options, storage_options, split=split, byte_range=byte_range)
+    if numbers is not None and (query is not None or options.get("filters") is not None):
+        raise NotImplementedError("thousands= with filters= or aggregate_csv: the filter would see the text "
+                                  "before the separators are removed; read, then filter")
     source, options = _dialect(source, options, storage_options)
     opts = resolve_options(read_options, parse_options, convert_options, **options)
+    if query is not None:
+        opts = dataclasses.replace(opts, grouped_query=query, include_columns=())
     with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit) as reader:
         table = reader.read()
     return table if numbers is None else numbers.apply(table)

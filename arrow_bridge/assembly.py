@@ -13,7 +13,7 @@ a: int32
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pyarrow as pa
 
@@ -21,6 +21,9 @@ from arrow_bridge.column_finish import finish_table
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.read_plan import ColumnPlan
+
+if TYPE_CHECKING:
+    from arrow_bridge.filters import RowFilter
 
 
 def assembly_bytes(results: Sequence[SpanResult], columns: Sequence[ColumnPlan]) -> int:
@@ -42,17 +45,35 @@ def assembly_bytes(results: Sequence[SpanResult], columns: Sequence[ColumnPlan])
     return extra
 
 
-def assemble(results: Sequence[SpanResult], columns: Sequence[ColumnPlan], nrows: Optional[int] = None) -> pa.Table:
-    """The table of ``results`` (types settled) with ``columns``, cut at ``nrows``."""
+def settled_type(results: Sequence[SpanResult], j: int, column: ColumnPlan) -> pa.DataType:
+    """Output column ``j``'s type once ``results``' types are settled (the kernels' type,
+    before any finish).
+
+    >>> settled_type([], 0, ColumnPlan("a", 0, None))
+    DataType(null)
+    """
+    return column.type or (INFERENCE_LADDER[results[0].rungs[j]] if results else pa.null())
+
+
+def assemble(results: Sequence[SpanResult], columns: Sequence[ColumnPlan], nrows: Optional[int] = None,
+             table_filter: Optional["RowFilter"] = None) -> pa.Table:
+    """The table of ``results`` (types settled) with ``columns``, cut at
+    ``nrows``, finished, filtered by ``table_filter`` (a filter that could not
+    run on the spans), without the columns read for the filter alone."""
     total = sum(r.nrows for r in results)
     arrays = []
     for j, column in enumerate(columns):
         if column.index < 0:
             arrays.append(pa.chunked_array([pa.nulls(total, column.type or pa.null())]))
             continue
-        type_ = column.type or (INFERENCE_LADDER[results[0].rungs[j]] if results else pa.null())
+        type_ = settled_type(results, j, column)
         arrays.append(pa.chunked_array([r.columns[j] for r in results], type=type_))
     table = pa.Table.from_arrays(arrays, names=[c.name for c in columns])
     if nrows is not None and table.num_rows > nrows:
         table = table.slice(0, nrows)
-    return finish_table(table, columns)  # after the cut: value-dependent types see only the rows returned
+    table = finish_table(table, columns)  # after the cut: value-dependent types see only the rows returned
+    if table_filter is not None:
+        table = table_filter.filter_table(table)
+    if any(column.hidden for column in columns):
+        table = table.select([j for j, column in enumerate(columns) if not column.hidden])
+    return table

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -18,6 +18,10 @@ import pyarrow.csv as pacsv
 from arrow_bridge.errors import warn_at_caller
 
 from arrow_bridge.transcoding import check_error_handler, normalize_encoding
+
+if TYPE_CHECKING:
+    from arrow_bridge.aggregates import GroupedQuery
+    from arrow_bridge.filters import RowFilter
 
 _DEFAULT_CONVERT = pacsv.ConvertOptions()
 ISO8601 = pacsv.ISO8601  # the marker pyarrow puts in timestamp_parsers for its ISO 8601 parser
@@ -73,6 +77,8 @@ class CsvOptions:
     n_threads: int = 0  # 0: all cores
     nrows: int | None = None
     on_bad_lines: str | Callable = "error"
+    row_filter: RowFilter | None = None  # filters=: the rows kept (arrow_bridge.filters)
+    grouped_query: GroupedQuery | None = None  # aggregate_csv's: each span reduced to a partial aggregate
 
     def __post_init__(self) -> None:
         for name in ("delimiter", "decimal_point"):
@@ -201,6 +207,7 @@ _PANDAS_KEYWORDS = {
     "sep", "delimiter", "header", "names", "usecols", "dtype", "na_values", "keep_default_na",
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
+    "filters",
 }
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
@@ -244,6 +251,10 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
         changes["columns_keyword"] = "usecols"
     if kw.get("dtype") is not None:
         changes.update(_dtype_changes(kw["dtype"]))
+    if kw.get("filters") is not None:
+        from arrow_bridge.filters import RowFilter  # here: pyarrow.compute costs start-up time
+
+        changes["row_filter"] = RowFilter(kw["filters"])
     return replace(opts, **changes)
 
 

@@ -34,6 +34,7 @@ class ColumnPlan:
     index: int  # file column, or -1 when missing (include_missing_columns)
     type: Optional[pa.DataType]  # the type the kernels produce, or None to infer
     finish: Optional[ColumnFinish] = None  # made after the parse (a type or option the kernels lack)
+    hidden: bool = False  # read for the filter only: dropped from the Table
 
     @property
     def inferred(self) -> bool:
@@ -46,6 +47,10 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
     order, explicit types from ``column_types``/``default_type``; a type or
     option the kernels lack as a :mod:`~arrow_bridge.column_finish` finish)."""
     wanted = opts.include_columns if opts.include_columns is not None else range(len(names))
+    shown = len(wanted)
+    if opts.include_columns is not None:  # the columns only the span stages read, hidden
+        chosen = {names[key] if isinstance(key, int) and -len(names) <= key < len(names) else key for key in wanted}
+        wanted = [*wanted, *(name for name in stage_columns(opts, names) if name not in chosen)]
     missing = [key for key in wanted if isinstance(key, str) and key not in names]
     if missing and not opts.include_missing_columns:
         raise MissingColumnsError(missing, opts.columns_keyword)
@@ -63,8 +68,17 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
         if rules is None and (requested is not None or own_nulls is not None):
             rules = ValueRules.from_options(opts)  # only then: an inferred column's plan needs none
         kernel_type, finish = plan_column(requested, index >= 0, opts, rules, own_nulls)
-        plans.append(ColumnPlan(name, index, kernel_type, finish))
+        plans.append(ColumnPlan(name, index, kernel_type, finish, hidden=len(plans) >= shown))
     return plans
+
+
+def stage_columns(opts: CsvOptions, names: Sequence[str]) -> list[str]:
+    """The file's columns the span stages (``filters=``, an aggregate query) read."""
+    used: list[str] = []
+    for stage in (opts.row_filter, opts.grouped_query):
+        if stage is not None:
+            used += stage.columns_of(names)
+    return list(dict.fromkeys(used))
 
 
 def _requested_type(opts: CsvOptions, name: str, index: int) -> Optional[pa.DataType]:
@@ -99,16 +113,27 @@ class ReadPlan:
     dialect: Dialect
     converters: list[Optional[Converter]] = field(default_factory=list)  # per output column (explicit types)
     inferring: Optional[InferringConverter] = None
+    filter_columns: tuple[int, ...] = ()  # the output columns (hidden ones too) the row filter reads
 
     @classmethod
     def build(cls, source: ByteSource, opts: CsvOptions, names: Sequence[str]) -> "ReadPlan":
         """The plan for reading ``source`` whose header gave ``names``."""
         rules = ValueRules.from_options(opts)
         columns = plan_columns(names, opts, rules)
+        used = set(opts.row_filter.columns_of(names)) if opts.row_filter is not None else set()
+        stage_columns(opts, names)  # their names checked against the header
         return cls(source, opts, list(names), columns, rules, Dialect.from_options(opts),
                    [converter_for(c.type, rules) if c.type is not None and c.index >= 0 else None
                     for c in columns],
-                   InferringConverter(rules))
+                   InferringConverter(rules), tuple(j for j, c in enumerate(columns) if c.name in used))
+
+    @property
+    def stages_spans(self) -> bool:
+        """Whether the span stages (row filter, partial aggregate) run on each checked span;
+        else on the finished Table (a column finish or written-out empty lines rewrite
+        spans' columns after the check)."""
+        return (self.opts.row_filter is not None or self.opts.grouped_query is not None) and \
+            self.opts.ignore_empty_lines and all(c.finish is None for c in self.columns)
 
     @property
     def ncols(self) -> int:

@@ -29,13 +29,15 @@ import dataclasses
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
-from typing import Any, Callable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union
 
 import pyarrow as pa
 
-from arrow_bridge.assembly import assemble, assembly_bytes
+from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
 from arrow_bridge.errors import CsvParseError, MemoryLimitError, interrupts_at_checks
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
+from arrow_bridge.executors.base import SpanPlan
+from arrow_bridge.executors.device_buffers import object_bytes
 from arrow_bridge.first_block import FixedTypeErrors, fix_types
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.options import CsvOptions
@@ -43,9 +45,13 @@ from arrow_bridge.preamble import Preamble, read_preamble
 from arrow_bridge.read_plan import ReadPlan, plan_columns
 from arrow_bridge.source import ByteSource
 from arrow_bridge.span_errors import SpanErrors
+from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 from arrow_bridge.type_settling import TypeState, settle_types
 from ndp_core.report import Report, record
+
+if TYPE_CHECKING:
+    from arrow_bridge.filters import RowFilter
 
 
 class CsvReader:
@@ -89,12 +95,30 @@ class CsvReader:
                 results = list(self._checked(pre))
             reports = [executor.finish(results, self.types.plan()) for executor in self._executors]
             settle_types(results, self.plan, self.host)
-        self.budget.assemble(assembly_bytes(results, self.plan.columns))
+            for result in results:  # spans parsed again since their check
+                run_span_stages(result, self.plan)
         for report in reports:
             if report is not None:
                 self.report = report
                 record(report)
-        return assemble(results, self.plan.columns, self.opts.nrows)
+        if self.opts.grouped_query is not None:
+            return self._aggregated(results)
+        self.budget.assemble(assembly_bytes(results, self.plan.columns))
+        return assemble(results, self.plan.columns, self.opts.nrows, self._table_filter)
+
+    def _aggregated(self, results: list[SpanResult]) -> pa.Table:
+        """An aggregate read's answer: the spans' partial states merged in file order (or,
+        where the stages could not run on spans, the finished Table's one state)."""
+        from arrow_bridge.aggregates import query_schema
+
+        query, columns = self.opts.grouped_query, self.plan.columns
+        if not self.plan.stages_spans:
+            table = assemble(results, [dataclasses.replace(c, hidden=False) for c in columns], self.opts.nrows,
+                             self._table_filter)
+            return query.merge([query.partial(table)], query_schema(query, dict(zip(table.column_names,
+                                                                                    table.schema.types))))
+        types = {c.name: settled_type(results, j, c) for j, c in enumerate(columns)}
+        return query.merge([r.partial for r in results if r.partial is not None], query_schema(query, types))
 
     def stream(self) -> Iterator[Union[pa.Schema, pa.RecordBatch]]:
         """Yields the schema, then a record batch per span (spans without rows
@@ -133,7 +157,7 @@ class CsvReader:
                 if schema is None:  # the types are fixed now
                     schema = assemble([], self.plan.columns).schema
                     yield schema
-                table = assemble([result], self.plan.columns)
+                table = assemble([result], self.plan.columns, table_filter=self._table_filter)
                 yield pa.RecordBatch.from_arrays([column.chunk(0) for column in table.columns], schema=schema)
             if schema is None:  # no rows: as read_csv's empty Table
                 yield assemble([], self.plan.columns).schema
@@ -199,6 +223,10 @@ class CsvReader:
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
         pending: deque[tuple[Span, Future]] = deque()
         unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows
+        # A whole read's span stages run on the worker threads, in parallel, right after the parse; a
+        # stream's (its types may be fixed after the parse) and a cut at nrows (rows counted before the
+        # filter) wait for the check.
+        stage_in_workers = not first_block and opts.nrows is None and self.plan.stages_spans
 
         def cut() -> Optional[Span]:
             return held_back.pop() if held_back else next(cutter, None)
@@ -206,7 +234,8 @@ class CsvReader:
         def parse(span: Span) -> Future:
             executor, plan = self._executor_for(span), self.types.plan()
             budget.reserve(span)
-            return _run(pool, executor.parse, span, plan)
+            return _run(pool, _parsed_and_staged if stage_in_workers else executor.parse, span, plan,
+                        *((executor, self.plan) if stage_in_workers else ()))
 
         def refill(interrupted: Callable[[], None]) -> None:
             # Spans parsed before the first one has settled the types would all take the general
@@ -240,6 +269,7 @@ class CsvReader:
                 unfixed = False
             line += result.line_breaks
             rows += result.nrows
+            run_span_stages(result, self.plan)  # now: its rejected rows are not held
             checked = self._release(result)
             if result.status == NEEDS_MORE and not self._enough(rows):
                 def following() -> Span:
@@ -295,6 +325,11 @@ class CsvReader:
         self.types = TypeState(self.plan)
         self.types.learn(result)  # its density sizes the next spans' outputs
         self.errors = FixedTypeErrors(self.plan, inferred)
+
+    @property
+    def _table_filter(self) -> Optional["RowFilter"]:
+        """The row filter where it runs on the finished Table rather than on each span."""
+        return None if self.plan.stages_spans else self.opts.row_filter
 
     def _enough(self, rows: int) -> bool:
         return self.opts.nrows is not None and rows >= self.opts.nrows
@@ -403,9 +438,18 @@ flight, and the next span needs about 2.0 KiB more. Give a larger memory_limit o
         return MemoryLimitError(self.path, self.limit, self.held, self.in_flight, needed, advice, step)
 
 
+def _parsed_and_staged(span: Span, plan: SpanPlan, executor: SpanExecutor, read: ReadPlan) -> SpanResult:
+    """``executor``'s parse of ``span`` through the span stages (where it ran, on its thread)."""
+    result = executor.parse(span, plan)
+    if result.status in (OK, NEEDS_MORE) and result.bad_value is None:
+        result.rows_read = result.nrows
+        run_span_stages(result, read)
+    return result
+
+
 def _output_bytes(result: SpanResult) -> int:
     """Bytes of Arrow buffers a span's result references."""
-    return sum(column.nbytes for column in result.columns if column is not None)
+    return object_bytes(result.columns)
 
 
 @contextmanager

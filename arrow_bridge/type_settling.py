@@ -57,7 +57,7 @@ class TypeState:
                 self.rungs[j] = rung
         self.known = True
         if result.parsed:
-            self.rows_per_byte = max(self.rows_per_byte, result.nrows / result.parsed)
+            self.rows_per_byte = max(self.rows_per_byte, (result.rows_read or result.nrows) / result.parsed)
         if self.deciding and result.nrows:
             for j in self.deciding:
                 column = self.read.columns[j]

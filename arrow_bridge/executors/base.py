@@ -15,7 +15,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -60,11 +60,14 @@ class SpanResult:
     faults: dict = field(default_factory=dict)  # device faults met, by name
     object_bytes: int = 0
     seconds: float = 0.0  # wall time of the parse
+    staged: bool = False  # the read's span stages ran: rows filtered, or the rows replaced by a partial aggregate
+    partial: Any = None  # the span's partial aggregate (arrow_bridge.aggregates), once staged
+    rows_read: int = 0  # rows parsed before the span stages dropped any (0: not staged)
 
     def take(self, other: "SpanResult") -> None:
         """Becomes ``other``'s parse (same span; a re-parse elsewhere)."""
         for name in ("status", "parsed", "nrows", "line_breaks", "columns", "rungs", "bad_rows", "error_at",
-                     "bad_value", "counters"):
+                     "bad_value", "counters", "staged", "partial", "rows_read"):
             setattr(self, name, getattr(other, name))
 
 

@@ -146,9 +146,15 @@ class HostExecutor:
 
     def reconvert(self, result: SpanResult, targets: Sequence[int]) -> None:
         """Converts the span's inferred columns again at the rungs ``targets``
-        (from each target up) where they ended elsewhere."""
+        (from each target up) where they ended elsewhere. A staged span
+        (filtered, aggregated) has lost rows: all its columns are converted
+        again, to be staged again at their new types."""
         read = self.read
         tokens = self.tokenize(self.span_text(result.span, result.parsed), True, SpanResult(result.span))
+        if result.staged:
+            self.convert_columns(tokens, result, targets)
+            result.nrows, result.staged, result.partial, result.rows_read = tokens.nrows, False, None, 0
+            return
         for j, column in enumerate(read.columns):
             if column.inferred and result.rungs[j] != targets[j]:
                 rung, array = read.inferring.convert_from(tokens, column.index, targets[j])

@@ -1,0 +1,225 @@
+"""Row filters (``read_csv(filters=...)``): which rows a read keeps, decided span by span.
+
+A filter is what ``pyarrow.parquet``/``pyarrow.dataset`` users already write:
+a DNF list (``[("l_shipdate", "<=", date(1998, 9, 2))]`` is one AND-group,
+``[[...], [...]]`` ORs groups) or a ``pyarrow.compute.Expression``. The
+reader evaluates it on each span's columns as soon as the span is checked and
+keeps the matching rows only, so rejected rows are not held, not assembled and
+(on a device) not sent over the link. A row is kept where the filter is true:
+false and null drop it, as ``Table.filter`` does, so the result equals reading
+everything and filtering with ``pyarrow.compute``.
+
+DNF operators: ``=``/``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``,
+``not in`` (pyarrow's, with its meaning: ``not in`` keeps nulls), plus
+``is null``, ``is not null`` (no value, or None), and for strings
+``starts with``, ``ends with``, ``contains``.
+
+>>> from datetime import date
+>>> f = RowFilter([("d", "<=", date(1998, 9, 2)), ("flag", "in", ["A", "R"])])
+>>> f.columns
+('d', 'flag')
+>>> print(f.expression)
+((d <= 1998-09-02) and is_in(flag, {value_set=string:[
+  "A",
+  "R"
+], null_matching_behavior=MATCH}))
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+Filters = Union[pc.Expression, Sequence[Any]]
+
+_COMPARISONS = {"=": "equal", "==": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
+                ">": "greater", ">=": "greater_equal"}
+_STRING_TESTS = {"starts with": "starts_with", "ends with": "ends_with", "contains": "match_substring"}
+_SET_TESTS = ("in", "not in")
+_NULL_TESTS = ("is null", "is not null")
+OPERATORS = (*_COMPARISONS, *_SET_TESTS, *_NULL_TESTS, *_STRING_TESTS)
+
+
+class FilterError(ValueError):
+    """A filter that cannot be applied: a malformed DNF term, an unknown column, a
+    value the column cannot be compared with."""
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """One DNF term: ``(column, op, value)``."""
+
+    column: str
+    op: str
+    value: Any = None
+
+    @classmethod
+    def parse(cls, term: Any) -> "Predicate":
+        """A term as written: ``(column, op, value)`` or ``(column, "is null")``.
+
+        >>> Predicate.parse(("x", "is not null"))
+        Predicate(column='x', op='is not null', value=None)
+        >>> Predicate.parse(("x", "~", 1))
+        Traceback (most recent call last):
+        ...
+        arrow_bridge.filters.FilterError: filters: unknown operator '~' in ('x', '~', 1); use one of =, ==, !=, <, \
+<=, >, >=, in, not in, is null, is not null, starts with, ends with, contains
+        """
+        if not isinstance(term, (tuple, list)) or len(term) not in (2, 3) or not isinstance(term[0], str):
+            raise FilterError(f"filters: each term is (column, op, value) or (column, 'is null'), got {term!r}")
+        column, op, value = term[0], str(term[1]).lower(), term[2] if len(term) == 3 else None
+        if op not in OPERATORS:
+            raise FilterError(f"filters: unknown operator {term[1]!r} in {tuple(term)!r}; use one of "
+                              f"{', '.join(OPERATORS)}")
+        if op in _NULL_TESTS and value is not None:
+            raise FilterError(f"filters: {tuple(term)!r}: {op!r} takes no value")
+        if op not in _NULL_TESTS and len(term) == 2:
+            raise FilterError(f"filters: {tuple(term)!r}: {op!r} needs a value")
+        if op in _SET_TESTS and (isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")):
+            raise FilterError(f"filters: {op!r} needs a collection of values, got {value!r}")
+        if op in _STRING_TESTS and not isinstance(value, str):
+            raise FilterError(f"filters: {op!r} needs a str pattern, got {value!r}")
+        return cls(column, op, list(value) if op in _SET_TESTS else value)
+
+    def expression(self) -> pc.Expression:
+        """The term as a ``pyarrow.compute.Expression`` (pyarrow's reading of the same DNF term)."""
+        field = pc.field(self.column)
+        if self.op in _COMPARISONS:
+            return pc.Expression._call(_COMPARISONS[self.op], [field, pc.scalar(self.value)])
+        if self.op in _SET_TESTS:
+            test = field.isin(self.value)
+            return test if self.op == "in" else ~test
+        if self.op in _NULL_TESTS:
+            return field.is_null() if self.op == "is null" else field.is_valid()
+        return pc.Expression._call(_STRING_TESTS[self.op], [field], pc.MatchSubstringOptions(self.value))
+
+    def mask(self, array: pa.Array) -> pa.Array:
+        """The term on one column's values (null where the comparison is)."""
+        if self.op in _COMPARISONS:
+            return pc.call_function(_COMPARISONS[self.op], [array, pa.scalar(self.value)])
+        if self.op in _SET_TESTS:
+            test = pc.is_in(array, value_set=pa.array(self.value))
+            return test if self.op == "in" else pc.invert(test)
+        if self.op in _NULL_TESTS:
+            return pc.is_null(array) if self.op == "is null" else pc.is_valid(array)
+        return pc.call_function(_STRING_TESTS[self.op], [array], pc.MatchSubstringOptions(self.value))
+
+
+class RowFilter:
+    """A read's filter, as given (DNF or Expression), ready to select a span's rows."""
+
+    def __init__(self, spec: Filters):
+        self.spec = spec
+        if isinstance(spec, pc.Expression):
+            self.groups: Optional[list[list[Predicate]]] = None
+            self.expression = spec
+            self._columns: tuple[str, ...] = ()
+            return
+        if isinstance(spec, (str, bytes)) or not isinstance(spec, Sequence) or not spec:
+            raise FilterError(f"filters must be a non-empty DNF list or a pyarrow.compute.Expression, got {spec!r}")
+        groups = spec if all(isinstance(g, list) for g in spec) else [spec]
+        self.groups = [[Predicate.parse(term) for term in group] for group in groups]
+        if not all(self.groups):
+            raise FilterError("filters: an OR of AND-groups must not hold an empty group")
+        self.expression = _any_of([_all_of([p.expression() for p in group]) for group in self.groups])
+        self._columns = tuple(dict.fromkeys(p.column for group in self.groups for p in group))
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns a DNF filter reads (an Expression's need the file's names: :meth:`columns_of`)."""
+        return self._columns
+
+    def columns_of(self, names: Sequence[str]) -> tuple[str, ...]:
+        """The columns of a file with header ``names`` the filter reads; a
+        FilterError names those it asks for that the file lacks. An
+        Expression's are the names its text mentions (pyarrow lists no field
+        references): reading an extra column costs time, never the result.
+
+        >>> import pyarrow.compute as pc
+        >>> RowFilter(pc.field("b") > 1).columns_of(["a", "b"])
+        ('b',)
+        >>> RowFilter([("c", "=", 1)]).columns_of(["a", "b"])
+        Traceback (most recent call last):
+        ...
+        arrow_bridge.filters.FilterError: filters name column(s) the file does not have: ['c'] (its columns: \
+['a', 'b'])
+        """
+        if self.groups is None:
+            try:  # names it asks for that the file lacks: binding to the header's names says
+                pa.table({name: pa.nulls(0) for name in dict.fromkeys(names)}).filter(self.expression)
+            except pa.ArrowInvalid as error:
+                if "No match for FieldRef" in str(error):
+                    raise FilterError(f"filters: {error} (the file's columns: {list(names)})") from None
+            except pa.ArrowException:  # a type question, answered by the real values later
+                pass
+            return self._used(names)
+        missing = [name for name in self._columns if name not in names]
+        if missing:
+            raise FilterError(f"filters name column(s) the file does not have: {missing} (its columns: {list(names)})")
+        return self._columns
+
+    def selection(self, columns: dict[str, Any], nrows: int) -> Optional[pa.Array]:
+        """Indices of the rows of one span (``columns`` by name, arrays
+        ``nrows`` long) that the filter keeps; None when it keeps them all.
+
+        >>> f = RowFilter([("x", ">", 1)])
+        >>> f.selection({"x": pa.array([1, 2, None, 3])}, 4).to_pylist()
+        [1, 3]
+        """
+        try:
+            kept = self._kept(columns, nrows)
+        except (pa.ArrowNotImplementedError, pa.ArrowTypeError, pa.ArrowInvalid) as error:
+            types = ", ".join(f"{name}: {array.type}" for name, array in columns.items())
+            raise FilterError(f"filters {self.describe()} cannot be evaluated on columns ({types}): {error}") from None
+        return None if len(kept) == nrows else kept
+
+    def filter_table(self, table: pa.Table) -> pa.Table:
+        """``table``'s rows the filter keeps (a whole Table at once, columns by name)."""
+        kept = self.selection({name: table.column(name) for name in self._used(table.column_names)},
+                              table.num_rows)
+        return table if kept is None else table.take(kept)
+
+    def describe(self) -> str:
+        """The filter as pyarrow prints it."""
+        return str(self.expression)
+
+    def _kept(self, columns: dict[str, Any], nrows: int) -> pa.Array:
+        if self.groups is None:  # an Expression: pyarrow's own evaluator (Acero), on a zero-copy table
+            row = _unused_name(columns)
+            table = pa.table({**columns, row: pa.array(np.arange(nrows, dtype=np.int64))})
+            return table.filter(self.expression).column(row).combine_chunks()
+        groups = [_reduce(pc.and_kleene, [p.mask(columns[p.column]) for p in group]) for group in self.groups]
+        mask = _reduce(pc.or_kleene, groups)
+        return pc.indices_nonzero(mask.fill_null(False) if mask.null_count else mask)
+
+    def _used(self, names: Sequence[str]) -> tuple[str, ...]:
+        """The names among ``names`` the filter reads (an Expression's: those its text mentions)."""
+        if self.groups is None:
+            text = str(self.expression)
+            return tuple(name for name in dict.fromkeys(names) if name in text)
+        return self._columns
+
+
+def _reduce(combine: Any, masks: list[pa.Array]) -> pa.Array:
+    result = masks[0]
+    for mask in masks[1:]:
+        result = combine(result, mask)
+    return result
+
+
+def _all_of(terms: list[pc.Expression]) -> pc.Expression:
+    return _reduce(lambda a, b: a & b, terms)
+
+
+def _any_of(terms: list[pc.Expression]) -> pc.Expression:
+    return _reduce(lambda a, b: a | b, terms)
+
+
+def _unused_name(columns: dict[str, Any]) -> str:
+    name = "__row"
+    while name in columns:
+        name += "_"
+    return name
