@@ -1,0 +1,334 @@
+"""Aggregate pushdown: per-span partial states, merged in file order (Summarizer's FINAL_TSK).
+
+``aggregate_csv`` answers ``read_csv(...).filter(...).group_by(keys).aggregate(...)``
+without building the Table: each checked span (filtered first) is reduced to
+a small partial state per group where the span ran (the host or the device,
+which then sends the state instead of columns), and the driver merges the
+states. Groups come out in the order they first appear in the file (as
+pyarrow's ``group_by(..., use_threads=False)``); names and types are pyarrow's.
+
+Sums are exact: integers in Python integers, floats as the correctly rounded
+value of their exact sum (each double split into an integer mantissa and an
+exponent, mantissas summed exactly per exponent). The answer therefore does
+not depend on block size, split, threads or the order spans finish, which a
+running float sum would; it can differ from pyarrow's own float sum in the
+last bits (pyarrow adds in its own order). A NaN makes the sum NaN, +inf and
+-inf make it NaN, one infinity makes it that infinity, as IEEE addition does.
+
+>>> import io
+>>> from arrow_bridge import aggregate_csv
+>>> data = io.BytesIO(b"k,x\\na,1\\nb,2\\na,3\\n")
+>>> aggregate_csv(data, [("x", "sum"), ("x", "mean")], group_by=["k"]).to_pydict()
+{'k': ['a', 'b'], 'x_sum': [4, 2], 'x_mean': [2.0, 2.0]}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+FUNCTIONS = ("sum", "count", "min", "max", "mean")
+_SCALE = 1126  # 2**-1126 divides every double's mantissa unit (subnormals: frexp's exponent goes to -1073)
+_LOW_BITS = 27  # mantissas split so that sums of either half stay exact in int64 for 2**35 values
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """What to compute: ``func`` of ``column`` (named ``<column>_<func>``, as pyarrow names it)."""
+
+    column: str
+    func: str
+
+    @classmethod
+    def parse(cls, item: Any) -> "Aggregation":
+        """``(column, func)`` as pyarrow's ``TableGroupBy.aggregate`` takes it.
+
+        >>> Aggregation.parse(("x", "median"))
+        Traceback (most recent call last):
+        ...
+        ValueError: aggregations: unknown function 'median' in ('x', 'median'); use one of sum, count, min, max, mean
+        """
+        if not isinstance(item, (tuple, list)) or len(item) != 2 or not all(isinstance(p, str) for p in item):
+            raise ValueError(f"aggregations: each item is (column, function), got {item!r}")
+        if item[1] not in FUNCTIONS:
+            raise ValueError(f"aggregations: unknown function {item[1]!r} in {tuple(item)!r}; use one of "
+                             f"{', '.join(FUNCTIONS)}")
+        return cls(item[0], item[1])
+
+
+@dataclass
+class GroupedQuery:
+    """One aggregate read: keys, aggregations and derived (computed) columns."""
+
+    aggregations: list[Aggregation]
+    group_by: list[str]
+    derived: dict[str, pc.Expression] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> list[str]:
+        """The columns a span must provide (keys, aggregated columns), derived ones included."""
+        return list(dict.fromkeys([*self.group_by, *(a.column for a in self.aggregations)]))
+
+    def columns_of(self, names: Sequence[str]) -> tuple[str, ...]:
+        """The columns of a file with header ``names`` the query reads (a derived
+        column's: the names its expression's text mentions); a KeyError names
+        those it needs that neither the file nor ``derived`` has.
+
+        >>> q = GroupedQuery([Aggregation("rev", "sum")], ["k"], {"rev": pc.field("p") * pc.field("d")})
+        >>> q.columns_of(["k", "p", "d", "other"])
+        ('k', 'p', 'd')
+        """
+        missing = [name for name in self.inputs if name not in names and name not in self.derived]
+        if missing:
+            raise KeyError(f"aggregate_csv: column(s) {missing} are neither in the file ({list(names)}) nor derived")
+        texts = [str(expression) for expression in self.derived.values()]
+        return tuple(name for name in dict.fromkeys(names)
+                     if name in self.inputs or any(name in text for text in texts))
+
+    def partial(self, table: pa.Table) -> "PartialState":
+        """The partial state of one span's (filtered) rows: a span's READ_FILT_TSK answer."""
+        table = _with_derived(table, self.derived, self.inputs)
+        groups, keys = _group_ids(table, self.group_by)
+        state = PartialState(keys, {})
+        for column in dict.fromkeys(a.column for a in self.aggregations):
+            funcs = {a.func for a in self.aggregations if a.column == column}
+            state.columns[column] = _column_state(table.column(column), groups, len(keys), funcs)
+        return state
+
+    def merge(self, partials: Sequence["PartialState"], schema: pa.Schema) -> pa.Table:
+        """The answer from every span's state, in file order (FINAL_TSK); ``schema`` is pyarrow's."""
+        index: dict[tuple, int] = {}
+        keys: list[tuple] = []
+        placed = []
+        for state in partials:
+            ids = np.empty(len(state.keys), dtype=np.int64)
+            for i, key in enumerate(state.keys):
+                ids[i] = index.setdefault(key, len(keys))
+                if ids[i] == len(keys):
+                    keys.append(key)
+            placed.append(ids)
+        if not self.group_by and not keys:  # no rows at all: one row of empty aggregates, as pyarrow
+            keys, placed = [()], [np.zeros(0, np.int64) for _ in partials]
+        arrays = [pa.array([key[j] for key in keys], type=schema.field(j).type) for j in range(len(self.group_by))]
+        for a in self.aggregations:
+            target = schema.field(f"{a.column}_{a.func}").type
+            states = [(ids, state.columns[a.column]) for ids, state in zip(placed, partials)]
+            arrays.append(_final(a.func, states, len(keys), target))
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+
+@dataclass
+class PartialState:
+    """One span's groups (key tuples, first-appearance order) and per-column states."""
+
+    keys: list[tuple]
+    columns: dict[str, dict[str, Any]]
+
+    @property
+    def nbytes(self) -> int:
+        """About what the state takes on the link (for the timing model)."""
+        return 16 * len(self.keys) * (1 + sum(len(s) for s in self.columns.values()))
+
+
+def query_schema(query: GroupedQuery, types: Mapping[str, pa.DataType]) -> pa.Schema:
+    """pyarrow's answer schema (names, order, types) for input columns of ``types``."""
+    empty = pa.table({name: pa.array([], type=types[name]) for name in types})
+    empty = _with_derived(empty, query.derived, query.inputs)
+    return empty.group_by(query.group_by, use_threads=False).aggregate(
+        [(a.column, a.func) for a in query.aggregations]).schema
+
+
+# ---- one span ---------------------------------------------------------------------------------------
+def _with_derived(table: pa.Table, derived: Mapping[str, pc.Expression], inputs: Sequence[str]) -> pa.Table:
+    """``table`` with the derived columns the query uses computed (pyarrow's evaluator)."""
+    wanted = [name for name in derived if name in inputs]
+    if not wanted:
+        return table
+    import pyarrow.acero as acero
+
+    plan = acero.Declaration.from_sequence([
+        acero.Declaration("table_source", acero.TableSourceNodeOptions(table)),
+        acero.Declaration("project", acero.ProjectNodeOptions(
+            [pc.field(n) for n in table.column_names] + [derived[n] for n in wanted],
+            table.column_names + wanted)),
+    ])
+    return plan.to_table(use_threads=False)
+
+
+def _group_ids(table: pa.Table, group_by: Sequence[str]) -> tuple[np.ndarray, list[tuple]]:
+    """Each row's group (numbered by first appearance) and each group's key tuple."""
+    if not group_by:
+        return np.zeros(table.num_rows, dtype=np.int64), [()] if table.num_rows else []
+    codes = np.zeros(table.num_rows, dtype=np.int64)
+    for name in group_by:
+        encoded = pc.dictionary_encode(table.column(name).combine_chunks(), null_encoding="encode")
+        codes = codes * (len(encoded.dictionary) + 1) + encoded.indices.to_numpy(zero_copy_only=False)
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # groups by first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    firsts = pa.array(first[order])
+    keys = list(zip(*(table.column(name).take(firsts).to_pylist() for name in group_by)))
+    return rank[inverse.reshape(-1)], keys
+
+
+def _column_state(column: pa.ChunkedArray, groups: np.ndarray, ngroups: int, funcs: set[str]) -> dict[str, Any]:
+    array = column.combine_chunks()
+    valid = ~np.asarray(array.is_null().to_numpy(zero_copy_only=False), dtype=bool) if array.null_count \
+        else np.ones(len(array), dtype=bool)
+    state: dict[str, Any] = {"count": np.bincount(groups[valid], minlength=ngroups)}
+    if funcs & {"sum", "mean"}:
+        state["sum"] = _sums(array, groups, valid, ngroups)
+    for func in funcs & {"min", "max"}:
+        by_group = pa.table({"g": groups, "v": array}).group_by("g", use_threads=False).aggregate([("v", func)])
+        state[func] = (by_group.column("g").to_numpy(), by_group.column(f"v_{func}").combine_chunks())
+    return state
+
+
+def _sums(array: pa.Array, groups: np.ndarray, valid: np.ndarray, ngroups: int) -> Any:
+    """Per group: exact sums as Python ints (ints), ``(scaled ints, specials)`` (floats), or
+    pyarrow's own sums (decimals, booleans: exact there)."""
+    t = array.type
+    if pa.types.is_integer(t):
+        values = array.to_numpy(zero_copy_only=False)[valid].astype(np.int64) if not pa.types.is_uint64(t) \
+            else array.to_numpy(zero_copy_only=False)[valid]
+        return _exact_int_sums(values.astype(object) if pa.types.is_uint64(t) else values, groups[valid], ngroups)
+    if pa.types.is_floating(t):
+        return _exact_float_sums(array.to_numpy(zero_copy_only=False)[valid].astype(np.float64), groups[valid], ngroups)
+    if pa.types.is_decimal(t) or pa.types.is_boolean(t):
+        by_group = pa.table({"g": groups, "v": array}).group_by("g", use_threads=False).aggregate([("v", "sum")])
+        return (by_group.column("g").to_numpy(), by_group.column("v_sum").combine_chunks())
+    raise TypeError(f"aggregations: cannot sum a {t} column")
+
+
+def _exact_int_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> list[int]:
+    """Exact per-group sums of integer ``values`` as Python ints.
+
+    >>> _exact_int_sums(np.array([2**62, 2**62, -1]), np.array([0, 0, 1]), 2)
+    [9223372036854775808, -1]
+    """
+    sums = [0] * ngroups
+    if values.dtype == object:  # uint64 past int64: rare, Python ints
+        for g, v in zip(groups.tolist(), values.tolist()):
+            sums[g] += v
+        return sums
+    for g, total in _sums_by_key(values.astype(np.int64), groups).items():
+        sums[g] = total
+    return sums
+
+
+def _exact_float_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> tuple[list[int], np.ndarray]:
+    """Per group: the exact sum of the finite ``values`` in units of 2**-1126 (a Python int),
+    and counts of ``[nan, +inf, -inf]`` (shape ``(ngroups, 3)``)."""
+    finite = np.isfinite(values)
+    specials = np.stack([np.bincount(groups[np.isnan(values)], minlength=ngroups),
+                         np.bincount(groups[values == np.inf], minlength=ngroups),
+                         np.bincount(groups[values == -np.inf], minlength=ngroups)], axis=1)
+    mantissas, exponents = np.frexp(values[finite])
+    ints = (mantissas * 2.0 ** 53).astype(np.int64)  # exact: 53 significant bits at most
+    shifts = exponents.astype(np.int64) - 53 + _SCALE
+    sums = [0] * ngroups
+    for key, total in _sums_by_key(ints, groups[finite] * 4096 + shifts).items():
+        sums[key >> 12] += total << (key & 4095)
+    return sums, specials
+
+
+def _sums_by_key(values: np.ndarray, keys: np.ndarray) -> dict[int, int]:
+    """Exact sums of int64 ``values`` per key, as Python ints: each value split
+    into halves summed in int64 (exact for up to 2**31 values a key)."""
+    if not len(values):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    high = np.add.reduceat(values[order] >> 32, starts)
+    low = np.add.reduceat(values[order] & 0xFFFFFFFF, starts)
+    return {int(k): (int(h) << 32) + int(lo) for k, h, lo in zip(sorted_keys[starts], high, low)}
+
+
+# ---- the merge --------------------------------------------------------------------------------------
+def _final(func: str, states: Sequence[tuple[np.ndarray, dict]], ngroups: int, target: pa.DataType) -> pa.Array:
+    """One aggregation's answer column from the spans' states (``(global ids, state)`` each)."""
+    counts = np.zeros(ngroups, dtype=np.int64)
+    for ids, state in states:
+        np.add.at(counts, ids, state["count"])
+    if func == "count":
+        return pa.array(counts, type=target)
+    if func in ("min", "max"):
+        ids = np.concatenate([ids[local] for ids, state in states for local in [state[func][0]]] or [np.zeros(0, int)])
+        values = pa.concat_arrays([state[func][1] for _, state in states]) if states else pa.array([], target)
+        merged = pa.table({"g": ids, "v": values}).group_by("g", use_threads=False).aggregate([("v", func)])
+        out = [None] * ngroups
+        for g, v in zip(merged.column("g").to_pylist(), merged.column(f"v_{func}").to_pylist()):
+            out[g] = v
+        return pa.array(out, type=target)
+    sums = _merged_sums(states, ngroups)
+    if func == "sum":
+        return pa.array([_sum_value(s) if c else None for s, c in zip(sums, counts)], type=target)
+    return pa.array([_mean(s, int(c)) if c else None for s, c in zip(sums, counts)], type=target)
+
+
+def _merged_sums(states: Sequence[tuple[np.ndarray, dict]], ngroups: int) -> list:
+    first = next((state["sum"] for _, state in states), None)
+    if isinstance(first, list):  # exact integers
+        sums = [0] * ngroups
+        for ids, state in states:
+            for g, v in zip(ids.tolist(), state["sum"]):
+                sums[g] += v
+        return sums
+    if isinstance(first, tuple) and isinstance(first[0], list):  # exact floats
+        scaled, specials = [0] * ngroups, np.zeros((ngroups, 3), dtype=np.int64)
+        for ids, state in states:
+            for g, v in zip(ids.tolist(), state["sum"][0]):
+                scaled[g] += v
+            np.add.at(specials, ids, state["sum"][1])
+        return [ExactFloatSum(v, sp) for v, sp in zip(scaled, specials)]
+    out: list = [None] * ngroups  # pyarrow's exact sums (decimals, booleans), summed again by pyarrow
+    ids = np.concatenate([ids[state["sum"][0]] for ids, state in states]) if states else np.zeros(0, int)
+    if len(ids):
+        values = pa.concat_arrays([state["sum"][1] for _, state in states])
+        merged = pa.table({"g": ids, "v": values}).group_by("g", use_threads=False).aggregate([("v", "sum")])
+        for g, v in zip(merged.column("g").to_pylist(), merged.column("v_sum").to_pylist()):
+            out[g] = v
+    return out
+
+
+@dataclass(frozen=True)
+class ExactFloatSum:
+    """A float column's exact sum: ``scaled * 2**-1126`` over the finite values, and
+    counts of ``[nan, +inf, -inf]``."""
+
+    scaled: int
+    specials: np.ndarray
+
+    def divided_by(self, count: int = 1) -> float:
+        """The correctly rounded double of the sum over ``count`` (IEEE's answer
+        where NaNs or infinities were summed).
+
+        >>> ExactFloatSum(3 << 1126, np.zeros(3, np.int64)).divided_by(2)
+        1.5
+        """
+        nan, pos, neg = (int(x) for x in self.specials)
+        if nan or (pos and neg):
+            return float("nan")
+        if pos or neg:
+            return float("inf") if pos else float("-inf")
+        try:
+            return self.scaled / (count << _SCALE)  # int / int: correctly rounded
+        except OverflowError:
+            return float("inf") if self.scaled > 0 else float("-inf")
+
+
+def _sum_value(total: Any) -> Any:
+    return total.divided_by() if isinstance(total, ExactFloatSum) else total
+
+
+def _mean(total: Any, count: int) -> Any:
+    if isinstance(total, ExactFloatSum):
+        return total.divided_by(count)
+    if isinstance(total, int):
+        return total / count  # int / int: correctly rounded
+    raise TypeError("aggregations: mean of decimal or boolean columns is not supported yet")

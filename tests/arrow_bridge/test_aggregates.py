@@ -1,0 +1,113 @@
+"""aggregate_csv: pyarrow's group_by answer from per-span partial states, the same on every
+path and block size; float sums exact (correctly rounded), so independent of the split."""
+from __future__ import annotations
+
+import io
+import math
+from fractions import Fraction
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pytest
+
+import arrow_bridge
+from arrow_bridge.aggregates import _exact_float_sums, _exact_int_sums
+from arrow_bridge.filters import RowFilter
+
+
+def _data(rows: int = 4000, seed: int = 3) -> bytes:
+    rng = np.random.default_rng(seed)
+    keys = rng.choice(["a", "b", "c", ""], rows)
+    lines = ["k,flag,n,x,day"]
+    for i in range(rows):
+        n = "" if i % 53 == 0 else str(int(rng.integers(-10**6, 10**6)))
+        x = repr(float(rng.normal() * 10.0 ** rng.integers(-3, 9)))
+        lines.append(f"{keys[i]},{'YN'[i % 2]},{n},{x},{np.datetime64(8000 + i % 365, 'D')}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+DATA = _data()
+AGGREGATIONS = [("n", "sum"), ("n", "mean"), ("n", "count"), ("n", "min"), ("x", "max"), ("x", "count"),
+                ("day", "min"), ("day", "max"), ("k", "count")]
+
+
+def _reference(data: bytes, aggregations, group_by, filters=None) -> pa.Table:
+    table = pacsv.read_csv(io.BytesIO(data))
+    if filters is not None:
+        table = table.filter(RowFilter(filters).expression)
+    return table.group_by(group_by, use_threads=False).aggregate(aggregations)
+
+
+@pytest.mark.parametrize("group_by", [[], ["k"], ["k", "flag"]])
+@pytest.mark.parametrize("block_size", [None, 1 << 12])
+def test_exact_aggregates_equal_pyarrows(group_by, block_size):
+    got = arrow_bridge.aggregate_csv(io.BytesIO(DATA), AGGREGATIONS, group_by=group_by, block_size=block_size)
+    assert got.equals(_reference(DATA, AGGREGATIONS, group_by))
+
+
+def test_with_a_filter_and_a_derived_column():
+    derived = {"scaled": pc.field("x") * 2}
+    got = arrow_bridge.aggregate_csv(io.BytesIO(DATA), [("scaled", "max"), ("n", "sum")], group_by=["flag"],
+                                     derived=derived, filters=[("n", ">", 0)], block_size=1 << 12)
+    table = pacsv.read_csv(io.BytesIO(DATA)).filter(pc.field("n") > 0)
+    table = table.append_column("scaled", pc.multiply(table["x"], 2))
+    assert got.equals(table.group_by(["flag"], use_threads=False).aggregate([("scaled", "max"), ("n", "sum")]))
+
+
+def _float_sums(**read) -> dict:
+    got = arrow_bridge.aggregate_csv(io.BytesIO(DATA), [("x", "sum"), ("x", "mean")], group_by=["k"], **read)
+    return {k: (s, m) for k, s, m in zip(*(got.column(j).to_pylist() for j in range(3)))}
+
+
+def test_float_sums_are_correctly_rounded_whatever_the_block_size(tmp_path):
+    table = pacsv.read_csv(io.BytesIO(DATA))
+    path = tmp_path / "d.csv"
+    path.write_bytes(DATA)
+    answers = [_float_sums(), _float_sums(block_size=1 << 11),
+               _float_sums(block_size=1 << 13, n_threads=1)]
+    device = arrow_bridge.aggregate_csv(path, [("x", "sum"), ("x", "mean")], group_by=["k"],
+                                        device="modern-gen4", split="dynamic", block_size=1 << 12)
+    answers.append({k: (s, m) for k, s, m in zip(*(device.column(j).to_pylist() for j in range(3)))})
+    assert all(answer == answers[0] for answer in answers)
+    for key, (total, mean) in answers[0].items():
+        values = table.filter(pc.field("k") == key)["x"].to_pylist()
+        assert total == math.fsum(values)
+        assert mean == pytest.approx(math.fsum(values) / len(values), rel=1e-15)
+
+
+def test_a_type_settled_late_is_aggregated_at_its_final_type():
+    data = DATA + b"a,Y,2.5,1.0,1990-01-01\n"  # n becomes double in the last span
+    got = arrow_bridge.aggregate_csv(io.BytesIO(data), [("n", "max"), ("n", "count")], group_by=["k"],
+                                     block_size=1 << 12)
+    assert got.schema.field("n_max").type == pa.float64()
+    assert got.equals(_reference(data, [("n", "max"), ("n", "count")], ["k"]))
+
+
+def test_no_rows_gives_pyarrows_empty_answers():
+    empty = b"k,n\n"
+    for group_by in ([], ["k"]):
+        got = arrow_bridge.aggregate_csv(io.BytesIO(empty), [("n", "sum"), ("n", "count")], group_by=group_by,
+                                         dtype={"n": "int64", "k": "string"})
+        table = pa.table({"k": pa.array([], pa.string()), "n": pa.array([], pa.int64())})
+        assert got.equals(table.group_by(group_by, use_threads=False).aggregate([("n", "sum"), ("n", "count")]))
+
+
+def test_exact_sums_of_extreme_values():
+    assert _exact_int_sums(np.array([2**62, 2**62, -5]), np.array([0, 0, 1]), 2) == [2**63, -5]
+    values = np.array([1e308, 1e308, -1e308, 1e-320, np.nan, 1.0, np.inf, 2.0, -np.inf])
+    scaled, specials = _exact_float_sums(values, np.array([0, 0, 0, 0, 1, 2, 2, 3, 3]), 4)
+    assert scaled[0] == (Fraction(1e308) + Fraction(1e-320)) * 2 ** 1126
+    assert specials.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
+
+
+@pytest.mark.parametrize("call, message", [
+    (dict(aggregations=[("n", "median")]), "unknown function 'median'"),
+    (dict(aggregations=[("zzz", "sum")]), "neither in the file"),
+    (dict(aggregations=[("n", "sum")], usecols=["n"]), "drop usecols"),
+])
+def test_a_query_that_cannot_run_says_why(call, message):
+    with pytest.raises((ValueError, KeyError, TypeError)) as caught:
+        arrow_bridge.aggregate_csv(io.BytesIO(DATA), **call)
+    assert message in str(caught.value)
