@@ -230,23 +230,42 @@ def _exact_float_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> t
     mantissas, exponents = np.frexp(values[finite])
     ints = (mantissas * 2.0 ** 53).astype(np.int64)  # exact: 53 significant bits at most
     shifts = exponents.astype(np.int64) - 53 + _SCALE
+    lowest = int(shifts.min()) if len(shifts) else 0
     sums = [0] * ngroups
-    for key, total in _sums_by_key(ints, groups[finite] * 4096 + shifts).items():
-        sums[key >> 12] += total << (key & 4095)
+    for key, total in _sums_by_key(ints, (shifts - lowest) * ngroups + groups[finite]).items():
+        sums[key % ngroups] += total << (key // ngroups + lowest)
     return sums, specials
 
 
+_PART_BITS = 16  # int64 values summed as four 16-bit parts: float64 bincounts stay exact to 2**37 values a key
+
+
 def _sums_by_key(values: np.ndarray, keys: np.ndarray) -> dict[int, int]:
-    """Exact sums of int64 ``values`` per key, as Python ints: each value split
-    into halves summed in int64 (exact for up to 2**31 values a key)."""
+    """Exact sums of int64 ``values`` per non-negative key, as Python ints
+    (keys whose sum is 0 may be left out).
+
+    Each value is cut into four 16-bit parts (the top one signed) and each
+    part summed per key by ``np.bincount``: in float64, but exactly, as no
+    part sum reaches 2**53.
+
+    >>> _sums_by_key(np.array([2**62, 2**62, -3]), np.array([5, 5, 0]))
+    {0: -3, 5: 9223372036854775808}
+    """
     if not len(values):
         return {}
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    high = np.add.reduceat(values[order] >> 32, starts)
-    low = np.add.reduceat(values[order] & 0xFFFFFFFF, starts)
-    return {int(k): (int(h) << 32) + int(lo) for k, h, lo in zip(sorted_keys[starts], high, low)}
+    size = int(keys.max()) + 1
+    names = None
+    if size > 4 * len(keys) + 4096:  # sparse keys: number them first
+        names, keys = np.unique(keys, return_inverse=True)
+        size = len(names)
+    parts = [np.bincount(keys, ((values >> (_PART_BITS * i)) & 0xFFFF).astype(np.float64), size) for i in range(3)]
+    parts.append(np.bincount(keys, (values >> (3 * _PART_BITS)).astype(np.float64), size))
+    present = np.flatnonzero(np.any(np.stack(parts) != 0, axis=0))
+    sums = {}
+    for key in present.tolist():
+        sums[int(names[key]) if names is not None else key] = sum(
+            int(part[key]) << (_PART_BITS * i) for i, part in enumerate(parts))
+    return sums
 
 
 # ---- the merge --------------------------------------------------------------------------------------
