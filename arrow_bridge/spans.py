@@ -151,22 +151,38 @@ class SpanCutter:
         # through recycle() before this block is filled: copy it out first.
         buf = self._carry.copy() if len(self._carry) else self._carry
         block = None
+        scan_from = 0  # the carry may hold line breaks (the preamble's read-ahead)
         while not self._eof:
-            previous, block = block, self._block(len(buf) + self._block_size)
-            block[: len(buf)] = buf
-            if previous is not None:
-                self._free.append(previous.base if previous.base is not None else previous)
-            n = self._read(block[len(buf):])
+            size = len(buf) + self._block_size
+            if block is None or len(block) < size:
+                block = self._grown(block, buf, size)
+            # Exactly one block per step, whatever the room: the cuts must not depend on it.
+            n = self._read(block[len(buf): size])
             buf = block[: len(buf) + n]
             self._eof = n < self._block_size
-            cut = -1 if self._eof else last_line_break_end(buf, 0, len(buf))
+            cut = -1 if self._eof else last_line_break_end(buf, scan_from, len(buf))
             if cut > 0:
                 self._carry = buf[cut:]
                 return self._emit(buf[:cut], at_eof=False, block=block)
             if len(buf) > MAX_SPAN:
                 raise ValueError(f"{self._source.name}: a record is larger than 2 GiB")
+            # No line break before the last byte; a CR there is one once the next byte is read.
+            scan_from = len(buf) - 1
         self._carry = buf[:0]
         return self._emit(buf, at_eof=True, block=block)
+
+    def _grown(self, block: np.ndarray | None, buf: np.ndarray, size: int) -> np.ndarray:
+        """A block of at least ``size`` bytes starting with ``buf`` (which lies
+        in ``block``, if given; that one goes back to the pool).
+
+        Room doubles, so a record of many blocks is copied O(1) times per
+        byte instead of once per block read (quadratic in its length).
+        """
+        grown = self._block(max(size, 2 * len(buf)))
+        grown[: len(buf)] = buf
+        if block is not None:
+            self._free.append(block.base if block.base is not None else block)
+        return grown
 
     def _read(self, into: np.ndarray) -> int:
         # With unread spans the source's own position is skipped past: read by offset.

@@ -76,3 +76,32 @@ def test_a_cut_inside_quotes_joins_an_unread_tail_unread(write_file):
         assert bytes(joined.buf) == b'"b\nc"\nd,e\n' and joined.is_read
         read = recut(Span(first.buf, 0, False, 0), 2, Span(following.buf, 5, True, 1), source)
         assert read.is_read and bytes(read.buf) == bytes(joined.buf)
+
+
+
+def test_a_record_of_many_blocks_is_scanned_once_and_copied_a_few_times(write_file):
+    """Each step appends one block: its bytes are scanned for the cut once, and
+    the room grows geometrically (both were once per step for the whole record
+    so far: quadratic in its length). The cuts stay those of a full scan: here
+    the record ends with a CR that is the last byte of a step, a cut only once
+    the next block shows no LF after it."""
+    record = b"x" * 20_003 + b"\r"  # the CR is byte 7 * 2858 - 1 of the file
+    data = b"a\r" + record + b"c" * 10 + b"\n"
+    path = write_file("long.csv", data)
+    scanned, allocated = [], []
+    scan, block = spans.last_line_break_end, SpanCutter._block
+
+    def counting_scan(buf, start, end):
+        scanned.append(end - start)
+        return scan(buf, start, end)
+
+    def counting_block(cutter, size):
+        allocated.append(size)
+        return block(cutter, size)
+
+    with mock.patch.object(spans, "last_line_break_end", counting_scan), \
+            mock.patch.object(SpanCutter, "_block", counting_block):
+        got = _spans(path, 7)
+    assert [s[3] for s in got] == [b"a\r", record, b"c" * 10 + b"\n"]
+    assert sum(scanned) < 2 * len(data)
+    assert sum(allocated) < 4 * len(data) and len(allocated) < 20
