@@ -263,6 +263,9 @@ def read_arena(arena: np.ndarray, scratch: np.ndarray, layout: TaskLayout, read:
         at = int(args[TASK.bad_rows])
         bad = arena[at: at + 16 * BAD_ROWS_KEPT].view(np.int64)
         result.bad_rows = bad.reshape(-1, 2)[: min(n_bad, BAD_ROWS_KEPT)].copy()
+    failed = head[RESULT.bad_column] >= 0
+    if failed:  # in a complete record: before any tokenizer error
+        result.bad_value = (head[RESULT.bad_row], head[RESULT.bad_column], head[RESULT.bad_offset])
     if result.status not in (OK, NEEDS_MORE):
         result.error_at = head[RESULT.error_at]
         return
@@ -278,18 +281,18 @@ def read_arena(arena: np.ndarray, scratch: np.ndarray, layout: TaskLayout, read:
         return
     result.columns = []
     task_columns = args[TASK.size: TASK.size + TASK_COLUMN.size * nplanned].reshape(nplanned, TASK_COLUMN.size)
+    # An explicit column that failed holds a conversion stopped part way and
+    # no result words (a string column's offsets then outrun its 0 bytes).
+    # Only the earliest failure is named, so none of them is wrapped: the
+    # span raises at its check anyway, as on the host.
     for j, column in enumerate(read.columns):
-        if column.index < 0:
+        if column.index < 0 or failed and column.type is not None:
             result.columns.append(None)
             continue
         type_ = column.type if column.type is not None else INFERENCE_LADDER[result.rungs[j]]
         result.columns.append(wrap_column(arena, task_columns[j], type_, read, nrows,
                                           int(per_column[j, RESULT_COLUMN.null_count]),
                                           int(per_column[j, RESULT_COLUMN.string_bytes])))
-    if head[RESULT.bad_column] >= 0:
-        j = head[RESULT.bad_column]
-        result.bad_value = (head[RESULT.bad_row], j, head[RESULT.bad_offset])
-        result.columns[j] = None
 
 
 def wrap_column(arena: np.ndarray, regions: np.ndarray, type_: pa.DataType, read: ReadPlan, nrows: int,
