@@ -51,6 +51,8 @@ PYARROW_NULL_SPELLINGS: tuple[str, ...] = tuple(pacsv.ConvertOptions().null_valu
 # quote char among them would need quoting numbers, which no reader expects.
 _VALUE_CHARS = frozenset("0123456789.+-:eETZ")
 _VALUE_WORDS = frozenset({"true", "false", "inf", "-inf", "NAN", "-NAN"})
+# A file starting with its UTF-8 bytes starts with a byte order mark to every reader.
+_BOM_CHAR = "\ufeff"
 
 PathOrFile = Union[str, "os.PathLike[str]", BinaryIO]
 
@@ -113,6 +115,9 @@ def _dialect(sep: Any, quotechar: Any, na_rep: Any, line_terminator: Any, header
         raise ValueError(f"na_rep={na_rep!r} reads back as a value, not a null; use e.g. '' or 'NA'")
     if not isinstance(header, bool):
         raise TypeError(f"header must be True or False, got {header!r}")
+    if not header and na_rep.startswith(_BOM_CHAR):
+        raise ValueError(f"na_rep={na_rep!r} starts with U+FEFF: as the file's first field (header=False) "
+                         f"it would read as a byte order mark, which readers drop; use e.g. '' or 'NA'")
     return _Dialect(sep, quotechar, na_rep, line_terminator, header)
 
 
@@ -399,9 +404,11 @@ def _record_batches(table: pa.Table, batch_rows: int,
 
 
 def _encoded(table: pa.Table, encoder: _Encoder, batch_rows: int) -> Iterator[_Batch]:
-    """Every batch encoded, the first flagged F_HEADER_LINE, the last F_LAST
-    (always at least one batch, so an empty table still gets its header)."""
+    """Every batch encoded, the first flagged F_FILE_START (and F_HEADER_LINE
+    with a header), the last F_LAST (always at least one batch, so an empty
+    table still gets its header)."""
     header = formatting.F_HEADER_LINE if encoder.dialect.header else 0
+    file_start = formatting.F_FILE_START
     source = _record_batches(table, batch_rows, encoder.prepare)
     current = next(source, None)
     if current is None:
@@ -410,11 +417,11 @@ def _encoded(table: pa.Table, encoder: _Encoder, batch_rows: int) -> Iterator[_B
     first_row = 0
     while current is not None:
         following = next(source, None)
-        flags = header | (formatting.F_LAST if following is None else 0)
+        flags = header | file_start | (formatting.F_LAST if following is None else 0)
         n = current.num_rows
         buf, estimate = encoder.encode(current, flags)
         yield _Batch(buf, estimate, first_row, n)
-        header = 0
+        header = file_start = 0
         first_row += n
         current = following
 

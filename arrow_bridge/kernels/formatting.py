@@ -33,7 +33,10 @@ Text produced (``sep``/``quote`` are the dialect's bytes):
   exactly the unit's digits (none for seconds) and ``Z`` for zoned types (the
   UTC instant); times ``HH:MM:SS`` plus the unit's fraction digits;
 * string/binary bytes verbatim, quoted (quote chars doubled) when they contain
-  ``sep``, the quote char, CR or LF, are empty, or equal a null spelling;
+  ``sep``, the quote char, CR or LF, are empty, or equal a null spelling; the
+  file's first field (name, or value of a batch flagged F_FILE_START without
+  a header) also when it starts with the UTF-8 bytes of U+FEFF, which every
+  reader strips there as a byte order mark;
 * null: the ``na_rep`` bytes (unquoted); columns flagged NULL_QUOTED write
   ``""`` instead (a one-column table, whose empty null would be a blank line).
 
@@ -85,6 +88,7 @@ BATCH = word_layout("BatchHeader", [
 # Header flags.
 F_HEADER_LINE = 1  # write the column names first
 F_LAST = 2  # the last batch: the device app flushes its partial page
+F_FILE_START = 4  # the batch's text starts the file (see _starts_with_bom)
 
 #: One column descriptor (after the header, one per column): kind, value width,
 #: kind parameter, flags, and the byte offset and starting bit of its validity,
@@ -149,10 +153,18 @@ def _is_spelling(src, a, n, batch, words, count, offsets_word, data_off):
     return False
 
 
+@nb.njit(nogil=True, cache=True, inline="always")
+def _starts_with_bom(src, a, b):
+    """Whether ``src[a:b]`` starts with EF BB BF (U+FEFF): at the start of a
+    file every reader takes those bytes for a byte order mark and drops them."""
+    return b - a >= 3 and src[a] == 0xEF and src[a + 1] == 0xBB and src[a + 2] == 0xBF
+
+
 @nb.njit(nogil=True, cache=True)
-def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words, spellings):
+def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words, spellings, file_start):
     """String/binary bytes ``src[a:b]``, quoted when needed (also when equal to
-    a null spelling, if ``spellings``)."""
+    a null spelling, if ``spellings``; or when, as the file's first field
+    (``file_start``), they start with a BOM's bytes)."""
     n = b - a
     if n == 0:
         end = pos + 2
@@ -168,7 +180,7 @@ def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words, spellings):
             n_quotes += 1
         elif ch == sep or ch == 10 or ch == 13:
             special = True
-    needs = special or n_quotes > 0
+    needs = special or n_quotes > 0 or (file_start and _starts_with_bom(src, a, b))
     if not needs and spellings and words[BATCH.null_spellings] > 0:
         # Quoting keeps a value that spells a null a string for readers with
         # strings_can_be_null=True and quoted_strings_can_be_null=False.
@@ -337,7 +349,7 @@ def _fmt_null(out, pos, cap, batch, words, flags):
 
 
 @nb.njit(nogil=True, cache=True)
-def _fmt_header(out, pos, cap, batch, words):
+def _fmt_header(out, pos, cap, batch, words, file_start):
     sep, quote = words[BATCH.sep], words[BATCH.quote]
     w = words[BATCH.name_offsets] // 8
     data = words[BATCH.name_data]
@@ -346,7 +358,7 @@ def _fmt_header(out, pos, cap, batch, words):
             pos = _put_byte(out, pos, cap, sep)
         # Header names are never read as nulls: no need to quote "NA".
         pos = _fmt_bytes(out, pos, cap, batch, data + words[w + c], data + words[w + c + 1],
-                         sep, quote, batch, words, False)
+                         sep, quote, batch, words, False, file_start and c == 0)
     return _put_line_end(out, pos, cap, words)
 
 
@@ -371,8 +383,10 @@ def format_batch(batch, out, start, counters):
     pos = start
     if n_cols == 0:  # like pyarrow: no columns, no text (not even line ends)
         return OK, pos, -1
+    file_start = (words[BATCH.flags] & F_FILE_START) != 0
     if words[BATCH.flags] & F_HEADER_LINE:
-        pos = _fmt_header(out, pos, cap, batch, words)
+        pos = _fmt_header(out, pos, cap, batch, words, file_start)
+        file_start = False
     ints = floats = bools = temporals = string_bytes = nulls = 0
     for r in range(n_rows):
         for c in range(n_cols):
@@ -415,7 +429,8 @@ def format_batch(batch, out, start, counters):
                     return BAD_VALUE, pos, r * n_cols + c
                 data = words[d + COLUMN.data]
                 string_bytes += b - a
-                pos = _fmt_bytes(out, pos, cap, batch, data + a, data + b, sep, quote, batch, words, True)
+                pos = _fmt_bytes(out, pos, cap, batch, data + a, data + b, sep, quote, batch, words, True,
+                                 file_start and r == 0 and c == 0)
             elif kind == K_UINT:
                 ints += 1
                 if width == 8:

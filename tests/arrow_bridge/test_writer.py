@@ -226,6 +226,24 @@ def test_header_names_are_quoted_when_needed():
     assert pacsv.read_csv(io.BytesIO(data)).column_names == table.column_names
 
 
+@pytest.mark.parametrize("header", [True, False], ids=["header", "no-header"])
+@pytest.mark.parametrize("first", ["\ufeff", "\ufeffa", "\ufeff\ufeff"])
+def test_a_first_field_starting_with_u_feff_is_quoted(tmp_path, engine_device, header, first):
+    """Unquoted, the file would start with the bytes of a UTF-8 BOM, which every
+    reader strips: the column '\\ufeff' read back as no column at all, '\\ufeffa'
+    as 'a' (fuzz corpus case ``writer-bom-char-name``). Only the file's first
+    field needs it: U+FEFF anywhere else is text."""
+    table = pa.table({first: [first, "\ufeff"], "\ufeffc": ["\ufeffd", "e"]})
+    data = text_of(table, header=header)
+    assert data.startswith(f'"{first}"'.encode()) and data.count(b'"') == 2
+    path = tmp_path / "device.csv"
+    write_csv(table, path, device=engine_device, header=header, batch_rows=1)
+    assert path.read_bytes() == data
+    options = read_back_options(table.schema, header=header)
+    assert_same(pacsv.read_csv(io.BytesIO(data), **options), table)
+    assert_same(arrow_bridge.read_csv(io.BytesIO(data), **options), table)
+
+
 # --------------------------------------------------------------------------
 # Numbers: bit-exact, shortest.
 # --------------------------------------------------------------------------
@@ -512,6 +530,7 @@ def test_values_csv_cannot_hold_are_clear_errors(tmp_path, engine_device, column
     (dict(na_rep="0"), ValueError, "reads back as a value"),
     (dict(na_rep="a,b"), ValueError, "delimiter"),
     (dict(na_rep=None), TypeError, "na_rep"),
+    (dict(na_rep="\ufeffNA", header=False), ValueError, "U\\+FEFF"),
     (dict(header="yes"), TypeError, "header"),
     (dict(batch_rows=0), ValueError, "batch_rows"),
     (dict(n_threads=0), ValueError, "n_threads"),
