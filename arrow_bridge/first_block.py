@@ -29,7 +29,6 @@ from arrow_bridge.converters import converter_for
 from arrow_bridge.errors import CsvParseError
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.inference import INFERENCE_LADDER
-from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.span_errors import SpanErrors
 
@@ -70,8 +69,7 @@ class FixedTypeErrors(SpanErrors):
         try:
             super().check(result, line)
         except CsvParseError as err:
-            if result.status not in (OK, NEEDS_MORE) or result.bad_value is None or \
-                    result.bad_value[1] not in self.inferred:
+            if result.bad_value is None or result.bad_value[1] not in self.inferred:
                 raise
             reason = f"{err.reason}, the type the first block inferred (give the column its type: " \
                      f"dtype={{{err.column!r}: ...}})"

@@ -37,15 +37,15 @@ class SpanErrors:
         """Raises for a span that failed, and applies ``on_bad_lines`` to its
         bad rows; ``line`` is the file line the span starts on."""
         span = result.span
-        if result.status == BAD_ROW:
-            raise self.field_count_error(span, result.error_at, line)[0]
-        if result.status == UNTERMINATED_QUOTE:
-            raise self.error(span, result.error_at, line, None, "unterminated quoted field")
-        if result.bad_value is not None:
+        if result.bad_value is not None:  # in a complete record: before any tokenizer error
             _, j, offset = result.bad_value
             column = self.read.columns[j]
             value = self._field_text(span.buf, offset)
             raise self.error(span, offset, line, column.name, f"cannot convert {value!r} to {column.type}")
+        if result.status == BAD_ROW:
+            raise self.field_count_error(span, result.error_at, line)[0]
+        if result.status == UNTERMINATED_QUOTE:
+            raise self.error(span, result.error_at, line, None, "unterminated quoted field")
         if result.bad_rows is not None:
             self._report_bad_rows(result, line)
 

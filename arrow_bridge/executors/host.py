@@ -51,9 +51,9 @@ class HostExecutor:
         started = time.perf_counter()
         result = SpanResult(span)
         if not (plan.fast is not None and self.parse_fast(span, plan, result)):
-            tokens = self.tokenize(span.buf, span.at_eof, result)
-            if tokens is not None:
-                self.convert_columns(tokens, result, plan.rungs)
+            # After a tokenizer error too: a value before the failing record
+            # that does not convert is the span's first problem.
+            self.convert_columns(self.tokenize(span.buf, span.at_eof, result), result, plan.rungs)
         result.seconds = time.perf_counter() - started
         return result
 
@@ -78,9 +78,10 @@ class HostExecutor:
         result.rungs = [plan.rungs[j] if c.inferred else -1 for j, c in enumerate(read.columns)]
         return True
 
-    def tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> Optional[TokenizedSpan]:
+    def tokenize(self, buf: np.ndarray, at_eof: bool, result: SpanResult) -> TokenizedSpan:
         """Tokenizes ``buf`` into this thread's workspace; records the status,
-        rows, line breaks and bad rows in ``result``. None on a tokenizer error."""
+        rows, line breaks and bad rows in ``result``. After a tokenizer error
+        the tokens are the complete records before the failing one."""
         read = self.read
         ncols = read.ncols
         # Every record holds at least ncols bytes (delimiters and a line end),
@@ -94,9 +95,7 @@ class HostExecutor:
                                              skip_bad, row_starts, ends, flags, bad_rows, result.counters)
         result.status, result.nrows, result.line_breaks = status, nrows, lines
         if status not in (OK, NEEDS_MORE):
-            result.error_at = pos
-            result.parsed = int(row_starts[nrows])  # the failing record's start
-            return None
+            result.error_at, pos = pos, int(row_starts[nrows])  # parsed: up to the failing record
         result.parsed = pos
         n_bad = int(result.counters[BAD_ROWS])
         result.bad_rows = bad_rows[: min(n_bad, BAD_ROWS_KEPT)].copy() if n_bad else None

@@ -209,8 +209,9 @@ def parse_span_into(data, plan, args, arena, scratch, counters):
     if status == OUT_OF_SPACE:
         return status
     if status != OK and status != NEEDS_MORE:
-        res[RESULT.error_at], res[RESULT.parsed] = pos, row_starts[nrows]
-        return status
+        # The complete records before the failing one are converted all the
+        # same: a value there that does not convert is the span's first problem.
+        res[RESULT.error_at], pos = pos, row_starts[nrows]
     res[RESULT.parsed] = pos
     span = (buf, row_starts, ends, flags, nrows, capacity, (quote, escape, double_quote), unescape_room)
     planned = int64_words(plan, h[PLAN.columns], PLANNED_COLUMN.size * nplanned)
