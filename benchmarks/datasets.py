@@ -147,23 +147,30 @@ def _tpchgen_exe() -> str:
     return found
 
 
-def tpchgen_command(scale_factor: float, output_dir: Path) -> list[str]:
-    """The tpchgen-cli invocation: lineitem only, CSV with a header row, comma-delimited."""
-    return [_tpchgen_exe(), "csv", "--scale-factor", f"{scale_factor:g}", "--tables", "lineitem",
+def tpchgen_command(scale_factor: float, output_dir: Path, table: str = "lineitem") -> list[str]:
+    """The tpchgen-cli invocation: one table, CSV with a header row, comma-delimited.
+
+    >>> tpchgen_command(1, Path("out"), "part")[1:]
+    ['csv', '--scale-factor', '1', '--tables', 'part', '--output-dir', 'out']
+    """
+    return [_tpchgen_exe(), "csv", "--scale-factor", f"{scale_factor:g}", "--tables", table,
             "--output-dir", str(output_dir)]
 
 
-def _write_lineitem(tmp: Path, scale_factor: float) -> None:
+def _write_tpch_table(tmp: Path, scale_factor: float, table: str) -> None:
     # tpchgen-cli's csv format already has the header and ',' delimiter we want, so the
     # file is moved, not converted; the scratch dir is beside the target so that the
     # move is a rename on the same filesystem.
     with tempfile.TemporaryDirectory(dir=tmp.parent, prefix=".tpchgen-") as outdir:
-        subprocess.run(tpchgen_command(scale_factor, Path(outdir)), check=True)
-        produced = Path(outdir) / "lineitem.csv"
+        subprocess.run(tpchgen_command(scale_factor, Path(outdir), table), check=True)
+        produced = Path(outdir) / f"{table}.csv"
         with open(produced, "rb") as f:
-            if not f.readline().startswith(b"l_orderkey,"):
+            if not f.readline().startswith(TPCH_FIRST_COLUMNS[table].encode() + b","):
                 raise RuntimeError(f"unexpected tpchgen-cli output (no header row) in {produced}")
         os.replace(produced, tmp)
+
+
+TPCH_FIRST_COLUMNS = {"lineitem": "l_orderkey", "part": "p_partkey"}
 
 
 def make_lineitem(path: Path | str, scale_factor: float = DEFAULT_SCALE_FACTOR, *, force: bool = False) -> Path:
@@ -173,7 +180,14 @@ def make_lineitem(path: Path | str, scale_factor: float = DEFAULT_SCALE_FACTOR, 
     3 ISO dates, 3 strings (the comment is quoted). SF1 is about 6M rows / ~770 MB.
     """
     params = dataset_params("lineitem", scale_factor=scale_factor)
-    return _generate(Path(path), params, lambda tmp: _write_lineitem(tmp, scale_factor), force)
+    return _generate(Path(path), params, lambda tmp: _write_tpch_table(tmp, scale_factor, "lineitem"), force)
+
+
+def make_part(path: Path | str, scale_factor: float = DEFAULT_SCALE_FACTOR, *, force: bool = False) -> Path:
+    """Write TPC-H part at ``scale_factor`` as a headed CSV (SF1: 200,000 rows, ~24 MB),
+    unless its marker says an identical file is in place."""
+    params = {"kind": "part", "scale_factor": scale_factor, "version": FORMAT_VERSION}
+    return _generate(Path(path), params, lambda tmp: _write_tpch_table(tmp, scale_factor, "part"), force)
 
 
 # ---------------------------------------------------------------------------
