@@ -86,33 +86,30 @@ class Predicate:
 
     def expression(self) -> pc.Expression:
         """The term as a ``pyarrow.compute.Expression`` (pyarrow's reading of the same DNF term)."""
-        field = pc.field(self.column)
-        if self.op in _COMPARISONS:
-            return pc.Expression._call(_COMPARISONS[self.op], [field, pc.scalar(self.value)])
-        if self.op in _SET_TESTS:
-            test = field.isin(self.value)
-            return test if self.op == "in" else ~test
-        if self.op in _NULL_TESTS:
-            return field.is_null() if self.op == "is null" else field.is_valid()
-        return pc.Expression._call(_STRING_TESTS[self.op], [field], pc.MatchSubstringOptions(self.value))
+        return self._applied(pc.field(self.column), pc.Expression._call, pc.scalar)
 
     def mask(self, array: pa.Array) -> pa.Array:
-        """The term on one column's values (null where the comparison is)."""
+        """The term on one column's values (null where the comparison is): the same
+        compute functions as :meth:`expression`, called directly (no Acero plan per span)."""
+        return self._applied(array, pc.call_function, pa.scalar)
+
+    def _applied(self, operand: Any, call: Any, literal: Any) -> Any:
+        """The term's compute functions on ``operand`` (a field or an array), through
+        ``call(name, args, options)``, with values made by ``literal``."""
         if self.op in _COMPARISONS:
-            return pc.call_function(_COMPARISONS[self.op], [array, pa.scalar(self.value)])
+            return call(_COMPARISONS[self.op], [operand, literal(self.value)], None)
         if self.op in _SET_TESTS:
-            test = pc.is_in(array, value_set=pa.array(self.value))
-            return test if self.op == "in" else pc.invert(test)
+            test = call("is_in", [operand], pc.SetLookupOptions(pa.array(self.value)))
+            return test if self.op == "in" else call("invert", [test], None)
         if self.op in _NULL_TESTS:
-            return pc.is_null(array) if self.op == "is null" else pc.is_valid(array)
-        return pc.call_function(_STRING_TESTS[self.op], [array], pc.MatchSubstringOptions(self.value))
+            return call("is_null" if self.op == "is null" else "is_valid", [operand], None)
+        return call(_STRING_TESTS[self.op], [operand], pc.MatchSubstringOptions(self.value))
 
 
 class RowFilter:
     """A read's filter, as given (DNF or Expression), ready to select a span's rows."""
 
     def __init__(self, spec: Filters):
-        self.spec = spec
         if isinstance(spec, pc.Expression):
             self.groups: Optional[list[list[Predicate]]] = None
             self.expression = spec
