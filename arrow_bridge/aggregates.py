@@ -32,7 +32,6 @@ import pyarrow.compute as pc
 
 FUNCTIONS = ("sum", "count", "min", "max", "mean")
 _SCALE = 1126  # 2**-1126 divides every double's mantissa unit (subnormals: frexp's exponent goes to -1073)
-_LOW_BITS = 27  # mantissas split so that sums of either half stay exact in int64 for 2**35 values
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,10 @@ class GroupedQuery:
         for a in self.aggregations:
             target = schema.field(f"{a.column}_{a.func}").type
             states = [(ids, state.columns[a.column]) for ids, state in zip(placed, partials)]
-            arrays.append(_final(a.func, states, len(keys), target))
+            try:
+                arrays.append(_final(a.func, states, len(keys), target))
+            except OverflowError:  # pyarrow's own sum would wrap around silently
+                raise OverflowError(f"aggregate_csv: {a.column}_{a.func} does not fit its type {target}") from None
         return pa.Table.from_arrays(arrays, schema=schema)
 
 
@@ -183,9 +185,14 @@ def _column_state(column: pa.ChunkedArray, groups: np.ndarray, ngroups: int, fun
     if funcs & {"sum", "mean"}:
         state["sum"] = _sums(array, groups, valid, ngroups)
     for func in funcs & {"min", "max"}:
-        by_group = pa.table({"g": groups, "v": array}).group_by("g", use_threads=False).aggregate([("v", func)])
-        state[func] = (by_group.column("g").to_numpy(), by_group.column(f"v_{func}").combine_chunks())
+        state[func] = _by_group(groups, array, func)
     return state
+
+
+def _by_group(groups: np.ndarray, values: Any, func: str) -> tuple[np.ndarray, pa.Array]:
+    """pyarrow's ``func`` of ``values`` per group id: ``(ids present, one value each)``."""
+    out = pa.table({"g": groups, "v": values}).group_by("g", use_threads=False).aggregate([("v", func)])
+    return out.column("g").to_numpy(), out.column(f"v_{func}").combine_chunks()
 
 
 def _sums(array: pa.Array, groups: np.ndarray, valid: np.ndarray, ngroups: int) -> Any:
@@ -193,14 +200,11 @@ def _sums(array: pa.Array, groups: np.ndarray, valid: np.ndarray, ngroups: int) 
     pyarrow's own sums (decimals, booleans: exact there)."""
     t = array.type
     if pa.types.is_integer(t):
-        values = array.to_numpy(zero_copy_only=False)[valid].astype(np.int64) if not pa.types.is_uint64(t) \
-            else array.to_numpy(zero_copy_only=False)[valid]
-        return _exact_int_sums(values.astype(object) if pa.types.is_uint64(t) else values, groups[valid], ngroups)
+        return _exact_int_sums(array.to_numpy(zero_copy_only=False)[valid], groups[valid], ngroups)
     if pa.types.is_floating(t):
         return _exact_float_sums(array.to_numpy(zero_copy_only=False)[valid].astype(np.float64), groups[valid], ngroups)
     if pa.types.is_decimal(t) or pa.types.is_boolean(t):
-        by_group = pa.table({"g": groups, "v": array}).group_by("g", use_threads=False).aggregate([("v", "sum")])
-        return (by_group.column("g").to_numpy(), by_group.column("v_sum").combine_chunks())
+        return _by_group(groups, array, "sum")
     raise TypeError(f"aggregations: cannot sum a {t} column")
 
 
@@ -210,11 +214,11 @@ def _exact_int_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> lis
     >>> _exact_int_sums(np.array([2**62, 2**62, -1]), np.array([0, 0, 1]), 2)
     [9223372036854775808, -1]
     """
+    if values.dtype == np.uint64:  # past int64: its two 32-bit halves, each exact in int64
+        high = _exact_int_sums((values >> np.uint64(32)).astype(np.int64), groups, ngroups)
+        low = _exact_int_sums((values & np.uint64(0xFFFFFFFF)).astype(np.int64), groups, ngroups)
+        return [(h << 32) + lo for h, lo in zip(high, low)]
     sums = [0] * ngroups
-    if values.dtype == object:  # uint64 past int64: rare, Python ints
-        for g, v in zip(groups.tolist(), values.tolist()):
-            sums[g] += v
-        return sums
     for g, total in _sums_by_key(values.astype(np.int64), groups).items():
         sums[g] = total
     return sums
@@ -277,13 +281,7 @@ def _final(func: str, states: Sequence[tuple[np.ndarray, dict]], ngroups: int, t
     if func == "count":
         return pa.array(counts, type=target)
     if func in ("min", "max"):
-        ids = np.concatenate([ids[local] for ids, state in states for local in [state[func][0]]] or [np.zeros(0, int)])
-        values = pa.concat_arrays([state[func][1] for _, state in states]) if states else pa.array([], target)
-        merged = pa.table({"g": ids, "v": values}).group_by("g", use_threads=False).aggregate([("v", func)])
-        out = [None] * ngroups
-        for g, v in zip(merged.column("g").to_pylist(), merged.column(f"v_{func}").to_pylist()):
-            out[g] = v
-        return pa.array(out, type=target)
+        return pa.array(_merged_by_group(states, func, func, ngroups), type=target)
     sums = _merged_sums(states, ngroups)
     if func == "sum":
         return pa.array([_sum_value(s) if c else None for s, c in zip(sums, counts)], type=target)
@@ -305,12 +303,16 @@ def _merged_sums(states: Sequence[tuple[np.ndarray, dict]], ngroups: int) -> lis
                 scaled[g] += v
             np.add.at(specials, ids, state["sum"][1])
         return [ExactFloatSum(v, sp) for v, sp in zip(scaled, specials)]
-    out: list = [None] * ngroups  # pyarrow's exact sums (decimals, booleans), summed again by pyarrow
-    ids = np.concatenate([ids[state["sum"][0]] for ids, state in states]) if states else np.zeros(0, int)
-    if len(ids):
-        values = pa.concat_arrays([state["sum"][1] for _, state in states])
-        merged = pa.table({"g": ids, "v": values}).group_by("g", use_threads=False).aggregate([("v", "sum")])
-        for g, v in zip(merged.column("g").to_pylist(), merged.column("v_sum").to_pylist()):
+    return _merged_by_group(states, "sum", "sum", ngroups)  # pyarrow's exact sums (decimals, booleans)
+
+
+def _merged_by_group(states: Sequence[tuple[np.ndarray, dict]], key: str, func: str, ngroups: int) -> list:
+    """Per group of the answer: pyarrow's ``func`` over the spans' ``state[key]`` (:func:`_by_group`'s)."""
+    out: list = [None] * ngroups
+    if states:
+        ids = np.concatenate([ids[state[key][0]] for ids, state in states])
+        groups, values = _by_group(ids, pa.concat_arrays([state[key][1] for _, state in states]), func)
+        for g, v in zip(groups.tolist(), values.to_pylist()):
             out[g] = v
     return out
 

@@ -102,6 +102,12 @@ def test_exact_sums_of_extreme_values():
     assert specials.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
 
 
+def test_an_integer_sum_past_int64_is_an_error_not_a_wraparound():
+    data = b"x\n" + b"9223372036854775807\n" * 2
+    with pytest.raises(OverflowError, match="x_sum does not fit its type int64"):
+        arrow_bridge.aggregate_csv(io.BytesIO(data), [("x", "sum")])
+
+
 @pytest.mark.parametrize("call, message", [
     (dict(aggregations=[("n", "median")]), "unknown function 'median'"),
     (dict(aggregations=[("zzz", "sum")]), "neither in the file"),
