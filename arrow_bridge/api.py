@@ -102,8 +102,9 @@ def read_csv(
     >>> arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n")).to_pydict()
     {'a': [1, 2], 'b': ['x', 'y']}
     """
-    return _read_table(source, read_options, parse_options, convert_options, byte_range, device, split,
-                       storage_options, offload, memory_limit, options)
+    return _read_table(source, None, read_options=read_options, parse_options=parse_options,
+                       convert_options=convert_options, byte_range=byte_range, device=device, split=split,
+                       storage_options=storage_options, offload=offload, memory_limit=memory_limit, **options)
 
 
 def aggregate_csv(source: Source, aggregations: Sequence[tuple[str, str]], *, group_by: Sequence[str] = (),
@@ -135,19 +136,15 @@ def aggregate_csv(source: Source, aggregations: Sequence[tuple[str, str]], *, gr
                                 and options["convert_options"].include_columns):
         raise TypeError("aggregate_csv() reads the columns its query names: drop usecols/include_columns")
     query = GroupedQuery([Aggregation.parse(item) for item in aggregations], list(group_by), dict(derived or {}))
-    if filters is not None:
-        options["filters"] = filters
-    return _read_table(source, options.pop("read_options", None), options.pop("parse_options", None),
-                       options.pop("convert_options", None), options.pop("byte_range", None),
-                       options.pop("device", None), options.pop("split", "host"), options.pop("storage_options", None),
-                       options.pop("offload", ()), options.pop("memory_limit", None), options, query)
+    return _read_table(source, query, filters=filters, **options)
 
 
-def _read_table(source: Source, read_options: pacsv.ReadOptions | None, parse_options: pacsv.ParseOptions | None,
-                convert_options: pacsv.ConvertOptions | None, byte_range: tuple[int, int] | None, device: Any,
-                split: str, storage_options: dict[str, Any] | None, offload: Sequence[SpanExecutor],
-                memory_limit: int | str | None, options: dict[str, Any], query: Any = None) -> pa.Table:
-    """read_csv's and aggregate_csv's read (``query``: the latter's GroupedQuery)."""
+def _read_table(source: Source, query: Any, *, read_options: pacsv.ReadOptions | None = None,
+                parse_options: pacsv.ParseOptions | None = None, convert_options: pacsv.ConvertOptions | None = None,
+                byte_range: tuple[int, int] | None = None, device: Any = None, split: str = "host",
+                storage_options: dict[str, Any] | None = None, offload: Sequence[SpanExecutor] = (),
+                memory_limit: int | str | None = None, **options: Any) -> pa.Table:
+    """read_csv's and aggregate_csv's read (``query``: the latter's GroupedQuery, or None)."""
     options, storage_options, numbers = arrow_keywords(options, storage_options, split=split, byte_range=byte_range)
     if numbers is not None and (query is not None or options.get("filters") is not None):
         raise NotImplementedError("thousands= with filters= or aggregate_csv: the filter would see the text "

@@ -34,7 +34,7 @@ class ColumnPlan:
     index: int  # file column, or -1 when missing (include_missing_columns)
     type: Optional[pa.DataType]  # the type the kernels produce, or None to infer
     finish: Optional[ColumnFinish] = None  # made after the parse (a type or option the kernels lack)
-    hidden: bool = False  # read for the filter only: dropped from the Table
+    hidden: bool = False  # read for a span stage only (filters=, an aggregate query): dropped from the Table
 
     @property
     def inferred(self) -> bool:
@@ -121,7 +121,6 @@ class ReadPlan:
         rules = ValueRules.from_options(opts)
         columns = plan_columns(names, opts, rules)
         used = set(opts.row_filter.columns_of(names)) if opts.row_filter is not None else set()
-        stage_columns(opts, names)  # their names checked against the header
         return cls(source, opts, list(names), columns, rules, Dialect.from_options(opts),
                    [converter_for(c.type, rules) if c.type is not None and c.index >= 0 else None
                     for c in columns],

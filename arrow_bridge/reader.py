@@ -412,7 +412,7 @@ flight, and the next span needs about 2.0 KiB more. Give a larger memory_limit o
         """Counts a checked span's output and kept text; raises if they do not fit."""
         if self.limit is None:
             return
-        output = _output_bytes(result)
+        output = object_bytes(result.columns)
         if result.parsed > 0:
             self.output_per_byte = max(self.output_per_byte, output / result.parsed)
         needed = output + len(result.span.buf)  # the text a source that cannot seek keeps
@@ -423,7 +423,7 @@ flight, and the next span needs about 2.0 KiB more. Give a larger memory_limit o
     def hand_out(self, result: SpanResult) -> None:
         """A stream's batch went to the caller: no longer the read's to hold."""
         if self.limit is not None:
-            self.held -= _output_bytes(result) + len(result.span.buf)
+            self.held -= object_bytes(result.columns) + len(result.span.buf)
 
     def assemble(self, extra: int) -> None:
         """Before assembly, which adds ``extra`` bytes."""
@@ -441,15 +441,8 @@ flight, and the next span needs about 2.0 KiB more. Give a larger memory_limit o
 def _parsed_and_staged(span: Span, plan: SpanPlan, executor: SpanExecutor, read: ReadPlan) -> SpanResult:
     """``executor``'s parse of ``span`` through the span stages (where it ran, on its thread)."""
     result = executor.parse(span, plan)
-    if result.status in (OK, NEEDS_MORE) and result.bad_value is None:
-        result.rows_read = result.nrows
-        run_span_stages(result, read)
+    run_span_stages(result, read)
     return result
-
-
-def _output_bytes(result: SpanResult) -> int:
-    """Bytes of Arrow buffers a span's result references."""
-    return object_bytes(result.columns)
 
 
 @contextmanager

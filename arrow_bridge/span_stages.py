@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.executors.device_buffers import object_bytes
+from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.read_plan import ReadPlan
 
 if TYPE_CHECKING:
@@ -27,12 +28,13 @@ if TYPE_CHECKING:
 
 
 def run_span_stages(result: SpanResult, plan: ReadPlan) -> None:
-    """A checked span through the read's span stages, once: its rows filtered
+    """A parsed span through the read's span stages, once: its rows filtered
     (:func:`filter_span`), then reduced to a partial aggregate
-    (:func:`aggregate_span`)."""
-    if result.staged or not plan.stages_spans:
+    (:func:`aggregate_span`). A span that failed is left for its check to raise."""
+    if result.staged or not plan.stages_spans or result.status not in (OK, NEEDS_MORE) or \
+            result.bad_value is not None:
         return
-    result.staged = True
+    result.staged, result.rows_read = True, result.nrows
     if plan.opts.row_filter is not None:
         filter_span(result, plan)
     if plan.opts.grouped_query is not None:
@@ -68,9 +70,8 @@ def _values(result: SpanResult, read: ReadPlan, j: int) -> pa.Array:
 def aggregate_span(result: SpanResult, read: ReadPlan, query: "GroupedQuery") -> None:
     """Replaces a (filtered) span's columns by its partial state (``result.partial``):
     what a device sends instead of the rows."""
-    used = set(query.columns_of(read.names))
-    table = pa.table({c.name: _values(result, read, j) for j, c in enumerate(read.columns) if c.name in used})
-    result.partial = query.partial(table)
+    table = pa.table({c.name: _values(result, read, j) for j, c in enumerate(read.columns)})
+    result.partial = query.partial(table)  # it reads the columns it needs
     result.columns = [None] * len(result.columns)
     if result.object_bytes:
         result.object_bytes = result.partial.nbytes
