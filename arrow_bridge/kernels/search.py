@@ -130,6 +130,18 @@ def _int_at(address, offset):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _copy_bytes(dst, dst_at, src, src_at, length):
+    """Copies ``length`` bytes from address ``src + src_at`` to ``dst + dst_at``, a word at a time."""
+    j = 0
+    while j + 8 <= length:
+        put_word_at(dst, dst_at + j, word_at(src, src_at + j))
+        j += 8
+    while j < length:
+        put_byte_at(dst, dst_at + j, byte_at(src, src_at + j))
+        j += 1
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _below(count):
     """A mask of the ``count`` (0-64) low bits."""
     return _ALL if count >= 64 else (_ONE << np.uint64(count)) - _ONE
@@ -291,13 +303,7 @@ def _emit(data, number, line_start, line_end, task_start, args, out, dst, counte
         out[r], out[r + 1], out[r + 2] = number, line_start - task_start, length
         out[RESULT.records] = records + 1
         if mode == LINES:
-            j = 0
-            while j + 8 <= length:
-                put_word_at(dst, data_used + j, word_at(data, line_start + j))
-                j += 8
-            while j < length:
-                put_byte_at(dst, data_used + j, byte_at(data, line_start + j))
-                j += 1
+            _copy_bytes(dst, data_used, data, line_start, length)
             out[RESULT.data_used] = data_used + length
             counters[BYTES_EMITTED] += length
     out[RESULT.records_needed] = records + 1
@@ -497,13 +503,7 @@ def join_values(data, offsets, out):
     for i in range(n):
         starts[i] = at
         lo, length = offsets[i], offsets[i + 1] - offsets[i]
-        j = 0
-        while j + 8 <= length:
-            put_word_at(dst, at + j, word_at(data, lo + j))
-            j += 8
-        while j < length:
-            put_byte_at(dst, at + j, byte_at(data, lo + j))
-            j += 1
+        _copy_bytes(dst, at, data, lo, length)
         at += length
         out[at] = NEWLINE
         at += 1
