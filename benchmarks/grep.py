@@ -333,7 +333,7 @@ def model_rows(path: Path) -> list[dict[str, Any]]:
 def markdown(payload: dict[str, Any]) -> str:
     size = payload["file_bytes"]
     threads = payload["threads"]
-    lines = [f"# String search: `arrow_bridge.grep` beside GNU grep, and Biscuit's Table V modeled",
+    lines = ["# String search: `arrow_bridge.grep` beside GNU grep, and Biscuit's Table V modeled",
              "",
              f"`python -m benchmarks.grep` on {payload['host']['cpu_model']} ({payload['host']['cpu_count']} cores, "
              f"load average {payload['host']['loadavg'][0]:.2f} at the start), {payload['grep_version']}, "

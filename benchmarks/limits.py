@@ -25,7 +25,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
