@@ -23,6 +23,7 @@ enum class Opcode : int32_t {
   MREAD = 0x81,
   MWRITE = 0x82,
   MDEINIT = 0x83,
+  MRUN = 0x84,  // run the app on a host buffer (SSDlet port delivery; no pages read)
   INIT_TSK = 0x90,
   READ_PROC_TSK = 0x91,
   READ_FILT_TSK = 0x92,

@@ -14,6 +14,7 @@ const char* opcode_name(Opcode op) {
     case Opcode::MREAD: return "MREAD";
     case Opcode::MWRITE: return "MWRITE";
     case Opcode::MDEINIT: return "MDEINIT";
+    case Opcode::MRUN: return "MRUN";
     case Opcode::INIT_TSK: return "INIT_TSK";
     case Opcode::READ_PROC_TSK: return "READ_PROC_TSK";
     case Opcode::READ_FILT_TSK: return "READ_FILT_TSK";
@@ -433,6 +434,11 @@ Completion Engine::run_instance_command(Command& cmd, std::vector<std::uint8_t>&
       c = run_app(cmd, inst, nullptr, 0, true);
       if (c.status == status::OK) inst.tasks.erase(cmd.task);
       return c;
+    }
+    case Opcode::MRUN: {
+      // A packet handed to an SSDlet's port: the host buffer is the whole input.
+      if (Completion injected; inject_fault(cmd, injected)) return injected;
+      return run_app(cmd, inst, cmd.data, cmd.data_len, true);
     }
     case Opcode::MREAD:
     case Opcode::READ_PROC_TSK:

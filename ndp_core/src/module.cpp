@@ -310,7 +310,7 @@ Example:
   py::dict opcodes;
   for (ndp::Opcode op : {ndp::Opcode::READ, ndp::Opcode::WRITE, ndp::Opcode::MINIT,
                          ndp::Opcode::MREAD, ndp::Opcode::MWRITE, ndp::Opcode::MDEINIT,
-                         ndp::Opcode::INIT_TSK, ndp::Opcode::READ_PROC_TSK,
+                         ndp::Opcode::MRUN, ndp::Opcode::INIT_TSK, ndp::Opcode::READ_PROC_TSK,
                          ndp::Opcode::READ_FILT_TSK, ndp::Opcode::FINAL_TSK})
     opcodes[ndp::opcode_name(op)] = static_cast<int>(op);
   m.attr("OPCODES") = opcodes;
@@ -561,6 +561,33 @@ Example:
 MWRITE: run the instance's app on host bytes ``data`` and write what it puts
 in ``outputs[0]`` to ``stream`` (writable, one of the instance's streams) at
 ``first_page``. Returns the command id.
+)doc")
+      .def(
+          "submit_mrun",
+          [](PyEngine& e, std::uint64_t instance, py::object data, py::list outputs,
+             py::object counters, std::vector<std::int64_t> args, int fault) {
+            auto pins = std::make_shared<Pins>();
+            std::size_t length = 0;
+            const std::uint8_t* src = pins->bytes(data, false, length);
+            ndp::Command cmd = base_command(ndp::Opcode::MRUN, instance, -1, 0, 0);
+            cmd.data = const_cast<std::uint8_t*>(src);  // the app's (read-only) input
+            cmd.data_len = static_cast<std::int64_t>(length);
+            cmd.outputs = pins->outputs(outputs);
+            cmd.counters = pins->int64s(counters, cmd.n_counters);
+            cmd.args = std::move(args);
+            cmd.fault = fault;
+            return e.submit(std::move(cmd), std::move(pins));
+          },
+          py::arg("instance"), py::arg("data"), py::arg("outputs") = py::list(),
+          py::arg("counters") = py::none(), py::arg("args") = std::vector<std::int64_t>{},
+          py::arg("fault") = 0, R"doc(
+MRUN: run the instance's app once on host bytes ``data`` (a packet delivered to
+an SSDlet's input ports; no pages are read, at_eof=1), writing into
+``outputs`` and adding to ``counters``; ``args``/``fault`` as for
+``submit_mread``. Returns the command id.
+
+Example:
+    >>> cid = eng.submit_mrun(inst, packet, [out], counters, args=[0])
 )doc")
       .def(
           "submit_task",
