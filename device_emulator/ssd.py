@@ -20,12 +20,14 @@ import threading
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ndp_core.device import FAULT_NONE, Schedule, SplitPolicy, TaskWork, default_workers
+from ndp_core.ssdlets import NodeWork
 
 from device_emulator.compute import COST_MODELS
 from device_emulator.faults import FaultPlan
 from device_emulator.link import DESTINATIONS
 from device_emulator.model import simulate
 from device_emulator.profile import Profile, list_profiles, load_profile
+from device_emulator.ssdlet_model import SSDletTiming, model_ssdlets
 
 __all__ = ["ComputationalSSD"]
 
@@ -132,6 +134,11 @@ class ComputationalSSD:
                      destination=destination or self.destination)
         s.report.meta["faults"] = repr(self.faults) if self.faults else None
         return s
+
+    def model_ssdlets(self, work: Sequence[NodeWork]) -> SSDletTiming:
+        """The modeled time of an SSDlet graph run (``ndp_core.ssdlets.Application``
+        calls this with its nodes' work; see :mod:`device_emulator.ssdlet_model`)."""
+        return model_ssdlets(self.profile, work)
 
     # ------------------------------------------------------------------ extras
     def with_overrides(self, **overrides: Any) -> "ComputationalSSD":

@@ -1,0 +1,385 @@
+"""Running a graph of SSDlets: MINIT, packets through bounded queues, MDEINIT.
+
+Packets move in rounds. In each round every node that can run (a packet
+waits on each input it still reads, and its consumers' queues have room:
+back-pressure) gets one call, submitted to its side's engine at once, so the
+engine's cores run the calls of different nodes in parallel; then the
+outputs are routed. Queues are FIFO, fan-out and fan-in go round-robin in
+connection order, so the packets every node sees, and hence the results, are
+the same whatever ran where or how the threads were scheduled.
+"""
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+import numpy as np
+import pyarrow as pa
+
+from ndp_core.engine import Engine, Status
+from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
+from ndp_core.ssdlets.ports import PAGES, to_arrow, to_port_values
+from ndp_core.ssdlets.program import OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
+
+__all__ = ["Application", "RunResult", "NodeWork"]
+
+
+@dataclass
+class NodeWork:
+    """What one node did in a run (the timing model prices it)."""
+
+    node: str
+    program: str
+    side: str
+    calls: int = 0
+    values_in: int = 0
+    bytes_in: int = 0
+    values_out: int = 0
+    bytes_out: int = 0
+    pages_read: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)  # (device, host) cycles per unit
+    link_bytes: int = 0  # bytes this node received or sent across device <-> host
+    link_packets: int = 0  # packets (or page reads) that crossed
+
+
+@dataclass
+class RunResult:
+    """A run's collected outputs (``"node.port"`` -> Arrow array) and work."""
+
+    outputs: dict[str, Union[pa.Array, np.ndarray]]
+    work: list[NodeWork]
+    model: Any = None  # the device's modeled timing, when it models SSDlets
+
+    def __getitem__(self, port: str) -> Union[pa.Array, np.ndarray]:
+        return self.outputs[port]
+
+    def __repr__(self) -> str:
+        rows = [f"{w.node:<16} {w.side:<7} calls {w.calls:>6}  in {w.values_in:>10}  out {w.values_out:>10}"
+                + "".join(f"  {k} {v}" for k, v in w.counters.items()) for w in self.work]
+        text = "RunResult: " + ", ".join(f"{k} ({len(v)} values)" for k, v in self.outputs.items())
+        return "\n".join([text, *rows] + ([str(self.model)] if self.model is not None else []))
+
+
+class Application:
+    """A graph of SSDlet instances on an emulated device and the host.
+
+    >>> import pyarrow as pa
+    >>> from ndp_core.ssdlets import Out, ssdlet
+    >>> @ssdlet(inputs={"x": pa.int64()}, outputs={"total": Out(pa.int64(), rows=1)},
+    ...         state={"acc": pa.int64()}, work={"values": 1.0})
+    ... def total(p):
+    ...     for i in range(p.x.size):
+    ...         p.acc[0] += p.x[i]
+    ...     p.values[0] += p.x.size
+    ...     if p.at_end:
+    ...         p.total[0] = p.acc[0]
+    ...         return 1
+    ...     return 0
+    >>> app = Application(packet_rows=1000)
+    >>> node = app.add(total, on="host")
+    >>> app.feed(node.x, pa.array(range(10_000)))
+    >>> app.collect(node.total)
+    >>> app.run()["total.total"].to_pylist()
+    [49995000]
+    """
+
+    def __init__(self, device: Any = None, *, packet_rows: int = 65536, pages_per_packet: int = 64,
+                 queue_depth: int = 4) -> None:
+        if packet_rows < 1 or pages_per_packet < 1 or queue_depth < 1:
+            raise ValueError("packet_rows, pages_per_packet and queue_depth must be >= 1")
+        self.device, self.packet_rows = device, packet_rows
+        self.pages_per_packet, self.queue_depth = pages_per_packet, queue_depth
+        self.nodes: dict[str, Node] = {}
+
+    def add(self, program: SSDlet, *, on: str = "device", name: Optional[str] = None, **args: Any) -> Node:
+        """A new instance of ``program`` on the ``"device"`` or the ``"host"``,
+        with its arguments (checked against its declaration now)."""
+        if not isinstance(program, SSDlet):
+            raise TypeError(f"add() takes an SSDlet (see ndp_core.ssdlets.ssdlet), not {type(program).__name__}")
+        if on not in SIDES:
+            raise ValueError(f"on must be one of {SIDES}, got {on!r}")
+        if on == "device" and getattr(self.device, "engine", None) is None:
+            raise GraphError("a node on the device needs Application(device=...) with an engine "
+                             "(e.g. device_emulator.ComputationalSSD)")
+        node = Node(program, node_name(program, name, self.nodes), on, program.arg_words(args))
+        self.nodes[node.name] = node
+        return node
+
+    def connect(self, out: PortRef, inp: PortRef) -> None:
+        """Connect an output port to an input port (types must be identical)."""
+        check_connection(out, inp)
+        out.node.consumers[out.name].append(inp)
+        inp.node.producers[inp.name].append(out)
+
+    def feed(self, inp: PortRef, values: Any) -> None:
+        """Send host values (an Arrow or NumPy array of the port's type) to an
+        input port, cut into packets of ``packet_rows``."""
+        _check_host_input(inp)
+        inp.node.feeds[inp.name] = to_port_values(values, inp.type, f"input {inp!r}")
+
+    def scan(self, inp: PortRef, path: Union[str, os.PathLike]) -> None:
+        """Read a file's pages into a :data:`PAGES` port, ``pages_per_packet`` at a time."""
+        _check_host_input(inp)
+        if inp.type != PAGES:
+            raise GraphError(f"scan() fills a PAGES port; {inp!r} takes {inp.type.name}")
+        if len(inp.node.program.inputs) != 1:
+            raise GraphError(f"{inp!r}: a node that scans a file has no other input")
+        inp.node.scans[inp.name] = os.fspath(path)
+
+    def collect(self, out: PortRef) -> None:
+        """Bring an output port's values back to the host (in ``RunResult``)."""
+        if not isinstance(out, PortRef) or out.is_input:
+            raise GraphError(f"collect() takes an output port, not {out!r}")
+        if out.node.consumers[out.name]:
+            raise GraphError(f"{out!r} feeds other nodes; a collected port is single-consumer")
+        out.node.collected.add(out.name)
+
+    def run(self, *, budget: Optional[int] = None) -> RunResult:
+        """Install every instance (MINIT), run the graph to the end, free them
+        (MDEINIT) and return the collected outputs; ``budget`` overrides each
+        program's per-call loop budget. Raises :class:`SSDletError` when an
+        instance fails (every instance is freed first)."""
+        order = check_graph(list(self.nodes.values()))
+        host = Engine(page_size=self._page_size(), cores=max(2, os.cpu_count() or 2))
+        try:
+            engines = {"host": host, "device": getattr(self.device, "engine", None)}
+            run = _Run(order, engines, self, budget)
+            outputs, work = run.until_done()
+        finally:
+            host.close()
+        model = getattr(self.device, "model_ssdlets", None)
+        return RunResult(outputs, work, model(work) if model else None)
+
+    def _page_size(self) -> int:
+        return int(getattr(self.device, "page_size", 4096))
+
+
+def _check_host_input(inp: PortRef) -> None:
+    if not isinstance(inp, PortRef) or not inp.is_input:
+        raise GraphError(f"expected an input port, got {inp!r}")
+    if inp.node.sources(inp.name):
+        raise GraphError(f"{inp!r} already has a source: host data and file scans are single-producer")
+
+
+class _Channel:
+    """A bounded FIFO of packets from one producer (or host source) to one input."""
+
+    def __init__(self, capacity: Optional[int]) -> None:
+        self.packets: deque = deque()
+        self.capacity, self.ended = capacity, False
+
+    def has_room(self) -> bool:
+        return self.capacity is None or len(self.packets) < self.capacity
+
+    def drained(self) -> bool:
+        return self.ended and not self.packets
+
+
+class _Run:
+    """One run of a checked graph (module doc)."""
+
+    def __init__(self, order: list[Node], engines: dict, app: Application, budget: Optional[int]) -> None:
+        self.order, self.engines, self.app, self.budget = order, engines, app, budget
+        self.inputs: dict[tuple[str, str], list[_Channel]] = {}
+        self.outputs: dict[tuple[str, str], list[_Channel]] = {}
+        self.turn: dict[tuple[str, str], int] = {}  # next producer (fan-in) / consumer (fan-out)
+        self.collected: dict[str, list[np.ndarray]] = {}
+        self.work = {n.name: NodeWork(n.name, n.program.name, n.side, counters=dict.fromkeys(n.program.work, 0),
+                                      prices=dict(n.program.work)) for n in order}
+        self.instances: dict[str, int] = {}
+        self.streams: dict[str, tuple[int, int, int]] = {}  # node -> (stream, next page, pages)
+        self.finished: set[str] = set()
+        self._wire()
+
+    def _wire(self) -> None:
+        for node in self.order:
+            for port in node.program.inputs:
+                self.inputs[(node.name, port)] = []
+            for port in node.program.outputs:
+                self.outputs[(node.name, port)] = []
+        for node in self.order:
+            for port, consumers in node.consumers.items():
+                for ref in consumers:
+                    channel = _Channel(self.app.queue_depth)
+                    self.outputs[(node.name, port)].append(channel)
+                    self.inputs[(ref.node.name, ref.name)].append(channel)
+            for port, values in node.feeds.items():
+                channel = _Channel(None)
+                step = self.app.packet_rows
+                channel.packets.extend(values[i:i + step] for i in range(0, len(values), step))
+                channel.ended = True
+                self.inputs[(node.name, port)].append(channel)
+            for port in node.collected:
+                self.collected[f"{node.name}.{port}"] = []
+
+    # ---- life cycle
+    def until_done(self) -> tuple[dict, list[NodeWork]]:
+        try:
+            self._install()
+            while len(self.finished) < len(self.order):
+                ready = [n for n in self.order if n.name not in self.finished and self._ready(n)]
+                if not ready:
+                    raise GraphError("no SSDlet can run and the graph is not done (a port waits on itself?)")
+                calls = [(n, self._submit(n)) for n in ready]
+                done = [(n, self.engines[n.side].wait(call[0]), call) for n, call in calls]  # consume all
+                for node, completion, call in done:
+                    self._complete(node, completion, *call[1:])
+        finally:
+            self._free()
+        outputs = {}
+        for key, parts in self.collected.items():
+            node, port = key.split(".", 1)
+            ptype = self.app.nodes[node].program.outputs[port].type
+            values = np.concatenate(parts) if parts else np.zeros(0, ptype.dtype)
+            outputs[key] = to_arrow(values, ptype)
+        return outputs, [self.work[n.name] for n in self.order]
+
+    def _install(self) -> None:
+        for node in self.order:
+            engine = self.engines[node.side]
+            streams = []
+            for path in node.scans.values():
+                stream = engine.stream_create(path)
+                self.streams[node.name] = (stream, 0, engine.stream_pages(stream))
+                streams.append(stream)
+            self.instances[node.name] = engine.minit(node.program.app.address, state_size=node.program.state_size,
+                                                     streams=streams)
+
+    def _free(self) -> None:
+        for name, inst in self.instances.items():
+            node = self.app.nodes[name]
+            engine = self.engines[node.side]
+            try:
+                engine.mdeinit(inst)
+            finally:
+                if name in self.streams:
+                    engine.stream_close(self.streams[name][0])
+
+    # ---- one round
+    def _ready(self, node: Node) -> bool:
+        for port in node.program.outputs:
+            if not all(c.has_room() for c in self.outputs[(node.name, port)]):
+                return False
+        if node.name in self.streams:
+            return True
+        waiting = [self._next_channel(node, port) for port in node.program.inputs]
+        return all(c is None or c.packets for c in waiting)
+
+    def _next_channel(self, node: Node, port: str) -> Optional[_Channel]:
+        """The channel this input takes its next packet from (fan-in in turn,
+        skipping drained producers); None once every producer has drained."""
+        channels = self.inputs[(node.name, port)]
+        key = (node.name, port)
+        for k in range(len(channels)):
+            channel = channels[(self.turn.get(key, 0) + k) % len(channels)]
+            if not channel.drained():
+                self.turn[key] = (self.turn.get(key, 0) + k) % len(channels)
+                return channel
+        return None
+
+    def _submit(self, node: Node) -> tuple:
+        program, engine = node.program, self.engines[node.side]
+        if node.name in self.streams:
+            return self._submit_scan(node, engine)
+        arrays, at_end = [], True
+        for port, ptype in program.inputs.items():
+            channel = self._next_channel(node, port)
+            if channel is None:
+                arrays.append(np.zeros(0, ptype.dtype))
+                continue
+            at_end = False
+            arrays.append(channel.packets.popleft())
+            key = (node.name, port)
+            self.turn[key] = (self.turn[key] + 1) % len(self.inputs[key])
+        outputs, counters = self._buffers(program, max((len(a) for a in arrays), default=0))
+        words = program.call_words([a.nbytes for a in arrays], at_end, self.budget, node.arg_words)
+        cid = engine.submit_mrun(self.instances[node.name], packet_bytes(arrays), outputs, counters, words)
+        self._count_inputs(node, arrays)
+        return cid, outputs, counters, at_end
+
+    def _submit_scan(self, node: Node, engine: Engine) -> tuple:
+        stream, first, pages = self.streams[node.name]
+        n = min(self.app.pages_per_packet, pages - first)
+        program, page = node.program, engine.page_size
+        size = max(0, min(n * page, engine.stream_size(stream) - first * page))
+        outputs, counters = self._buffers(program, size)
+        at_end = n == 0
+        words = program.call_words([size], at_end, self.budget, node.arg_words)
+        if at_end:
+            cid = engine.submit_mrun(self.instances[node.name], np.zeros(0, np.uint8), outputs, counters, words)
+        else:
+            cid = engine.submit_mread(self.instances[node.name], stream, first, n, outputs, counters, words)
+        self.streams[node.name] = (stream, first + n, pages)
+        work = self.work[node.name]
+        work.pages_read += n
+        work.values_in += size
+        work.bytes_in += size
+        if node.side == "host" and n:  # the host reads the SSD's pages: text over the link
+            work.link_bytes += size
+            work.link_packets += 1
+        return cid, outputs, counters, at_end
+
+    @staticmethod
+    def _buffers(program: SSDlet, input_rows: int) -> tuple[list[np.ndarray], np.ndarray]:
+        outputs = [np.zeros(out.capacity(input_rows) * out.type.itemsize, np.uint8) for out in program.outputs.values()]
+        return outputs, np.zeros(len(program.work), np.int64)
+
+    def _count_inputs(self, node: Node, arrays: list[np.ndarray]) -> None:
+        work = self.work[node.name]
+        work.values_in += sum(len(a) for a in arrays)
+        work.bytes_in += sum(a.nbytes for a in arrays)
+        for port, a in zip(node.program.inputs, arrays):
+            crossing = any(ref.node.side != node.side for ref in node.producers[port]) or \
+                (port in node.feeds and node.side == "device")
+            if crossing and len(a):
+                work.link_bytes += a.nbytes
+                work.link_packets += 1
+
+    def _complete(self, node: Node, done: Any, outputs: list, counters: np.ndarray, at_end: bool) -> None:
+        if done.status != Status.OK:
+            raise SSDletError(self._failure(node, done, outputs))
+        work = self.work[node.name]
+        work.calls += 1
+        for name, value in zip(node.program.work, counters):
+            work.counters[name] += int(value)
+        for (port, out), buffer, size in zip(node.program.outputs.items(), outputs, done.result_sizes):
+            values = buffer[:size].view(out.type.dtype)
+            work.values_out += len(values)
+            work.bytes_out += size
+            if len(values):
+                self._route(node, port, values)
+        if at_end:
+            self.finished.add(node.name)
+            for channels in (self.outputs[(node.name, p)] for p in node.program.outputs):
+                for channel in channels:
+                    channel.ended = True
+
+    def _route(self, node: Node, port: str, values: np.ndarray) -> None:
+        if port in node.collected:
+            self.collected[f"{node.name}.{port}"].append(values)
+            if node.side == "device":
+                self.work[node.name].link_bytes += values.nbytes
+                self.work[node.name].link_packets += 1
+            return
+        channels, key = self.outputs[(node.name, port)], (node.name, f"out:{port}")
+        k = self.turn.get(key, 0)
+        channels[k].packets.append(values)
+        self.turn[key] = (k + 1) % len(channels)
+
+    def _failure(self, node: Node, done: Any, outputs: list) -> str:
+        where = f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call {self.work[node.name].calls + 1}"
+        if done.app_status == OUT_OF_BUDGET:
+            budget = self.budget or node.program.budget
+            return (f"{where}: used up its work budget of {budget} loop iterations in one call (a loop that "
+                    "does not end?); the call was stopped. Raise it with ssdlet(budget=...) or run(budget=...)")
+        if done.app_status == TRAPPED:
+            caps = ", ".join(f"{p} holds {len(b) // o.type.itemsize}" for (p, o), b
+                             in zip(node.program.outputs.items(), outputs))
+            return (f"{where}: stopped by an exception in its code: an index out of bounds (every access is "
+                    f"checked; output {caps}; declare Out(..., rows=N) for more) or another error it raised")
+        if done.status == Status.CAPACITY_EXCEEDED:
+            return f"{where}: returned a count larger than an output's capacity or below 0"
+        return f"{where}: the engine completed it with {done.status_name}"

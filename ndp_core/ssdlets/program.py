@@ -1,0 +1,250 @@
+"""SSDlets: device programs written as Numba functions with typed ports.
+
+Biscuit's programming model (*Biscuit: A Framework for Near-Data Processing of
+Big Data Workloads*, ISCA 2016, Sec. III) in Python: a program declares typed
+input/output ports, typed arguments, private state and the work counters the
+timing model prices, and is compiled at run time into an ordinary StorageApp
+(a Numba ``cfunc`` of the engine's ABI) that a running engine installs with
+MINIT and frees with MDEINIT.
+
+The function takes one argument, ``p``: every declared name is a field of it.
+Input ports are read-only arrays (one packet), output ports are arrays to
+fill (their capacity), arguments are scalars, state fields and work counters
+are one-element arrays, and ``p.at_end`` is true on the last call, made with
+empty inputs after the last packet. It returns how many values it wrote: an
+int for one output port, a tuple for several (0 for none).
+
+>>> import pyarrow as pa
+>>> @ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()},
+...         args={"floor": pa.int64()}, work={"values": 3.0})
+... def keep_above(p):
+...     n = 0
+...     for i in range(p.x.size):
+...         if p.x[i] > p.floor:
+...             p.y[n] = p.x[i]
+...             n += 1
+...     p.values[0] += p.x.size
+...     return n
+>>> keep_above
+SSDlet keep_above(x: int64) -> (y: int64); args floor: int64; work values
+
+Isolation: every array access is bounds-checked (a write past an output's
+capacity or a read past an input stops the call); each loop iteration spends
+fuel from a per-call budget (:mod:`~ndp_core.ssdlets.metering`); the engine
+rolls back the instance's state of a failed call. Either way the host gets a
+clear :class:`SSDletError`, never a crash.
+"""
+from __future__ import annotations
+
+import keyword
+from collections import namedtuple
+from functools import cached_property
+from typing import Any, Callable, Mapping, Optional, Union
+
+import numpy as np
+
+from ndp_core.engine import APP_PRIVATE_STATUS_BASE
+from ndp_core.ssdlets.metering import metered_function
+from ndp_core.ssdlets.ports import Out, PortType, TypeSpec, port_type
+
+__all__ = ["SSDlet", "SSDletError", "ssdlet", "OUT_OF_BUDGET", "TRAPPED", "DEFAULT_BUDGET"]
+
+#: App statuses of a stopped call (the engine completes them as APP_ERROR).
+OUT_OF_BUDGET = APP_PRIVATE_STATUS_BASE + 1
+TRAPPED = APP_PRIVATE_STATUS_BASE + 2
+
+#: Loop iterations one call may run (all loops together).
+DEFAULT_BUDGET = 1 << 32
+
+# AppCall.args words: the runtime's, then one (offset, bytes) pair per input, then the user's.
+_AT_END, _BUDGET, _FIRST_INPUT = 0, 1, 2
+_FUEL_BYTES = 8  # the fuel counter sits first in the instance state
+
+
+class SSDletError(RuntimeError):
+    """An SSDlet failed: its graph, instance, side and the reason."""
+
+
+WorkPrice = Union[float, tuple[float, float]]
+
+
+class SSDlet:
+    """A device program (see the module doc); build one with :func:`ssdlet`."""
+
+    def __init__(self, func: Callable, *, inputs: Mapping[str, TypeSpec], outputs: Mapping[str, Union[TypeSpec, Out]],
+                 args: Mapping[str, TypeSpec], state: Mapping[str, TypeSpec], work: Mapping[str, WorkPrice],
+                 budget: int) -> None:
+        self.func, self.name = func, func.__name__
+        self.inputs = {k: port_type(t) for k, t in inputs.items()}
+        self.outputs = {k: t if isinstance(t, Out) else Out(t) for k, t in outputs.items()}
+        self.args = {k: _scalar_type(k, t) for k, t in args.items()}
+        self.state = {k: port_type(t) for k, t in state.items()}
+        self.work = {k: _work_price(k, v) for k, v in work.items()}
+        self.budget = int(budget)
+        _check_names(self)
+        self.state_offsets = _state_offsets(self.state)
+        self.state_size = self.state_offsets[-1] if self.state_offsets else _FUEL_BYTES
+
+    def __repr__(self) -> str:
+        def ports(d: Mapping[str, Any]) -> str:
+            return ", ".join(f"{k}: {(t.type if isinstance(t, Out) else t).name}" for k, t in d.items())
+
+        text = f"SSDlet {self.name}({ports(self.inputs)}) -> ({ports(self.outputs)})"
+        for label, d in (("args", self.args), ("state", self.state)):
+            text += f"; {label} {ports(d)}" if d else ""
+        return text + (f"; work {', '.join(self.work)}" if self.work else "")
+
+    @cached_property
+    def app(self):
+        """The compiled StorageApp (a Numba cfunc; ``.address`` is what MINIT takes)."""
+        import numba
+
+        from ndp_core import engine
+
+        namespace = {name: getattr(engine, name) for name in
+                     ("app_args", "app_input", "app_state", "app_counters", "app_output", "app_set_written")}
+        kernel = numba.njit(boundscheck=True)(metered_function(self.func))
+        namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED)
+        namespace.update({f"DT_{i}": t.dtype for i, t in enumerate(self._typed_slots())})
+        exec(compile(self.wrapper_source(), f"<ssdlet {self.name}>", "exec"), namespace)  # generated from our template
+        return numba.cfunc(engine.APP_SIGNATURE, nopython=True)(namespace["app"])
+
+    @cached_property
+    def ports_tuple(self) -> type:
+        """The namedtuple type of ``p``."""
+        fields = [*self.inputs, *self.outputs, *self.args, *self.state, *self.work, "at_end"]
+        return namedtuple(f"{self.name}_ports", fields)
+
+    def _typed_slots(self) -> list[PortType]:
+        return [*self.inputs.values(), *(o.type for o in self.outputs.values()), *self.args.values(),
+                *self.state.values()]
+
+    def wrapper_source(self) -> str:
+        """The StorageApp around the metered function: it unpacks the AppCall
+        into typed arrays, calls the function and reports what it wrote."""
+        lines = ["def app(call):", "    words = app_args(call)", "    data = app_input(call)",
+                 "    state = app_state(call)", "    work = app_counters(call)",
+                 f"    fuel = state[0:{_FUEL_BYTES}].view(np.int64)", f"    fuel[0] = words[{_BUDGET}]"]
+        fields, slot = [], 0
+        for k in range(len(self.inputs)):
+            w = _FIRST_INPUT + 2 * k
+            lines.append(f"    v{slot} = data[words[{w}]:words[{w}] + words[{w + 1}]].view(DT_{slot})")
+            fields.append(f"v{slot}"); slot += 1
+        for k, out in enumerate(self.outputs.values()):
+            lines += [f"    o{k} = app_output(call, {k})",
+                      f"    v{slot} = o{k}[:o{k}.size - o{k}.size % {out.type.itemsize}].view(DT_{slot})"]
+            fields.append(f"v{slot}"); slot += 1
+        for k, t in enumerate(self.args.values()):
+            w = _FIRST_INPUT + 2 * len(self.inputs) + k
+            lines.append(f"    v{slot} = words[{w}:{w + 1}].view(np.uint8)[:{t.itemsize}].view(DT_{slot})[0]")
+            fields.append(f"v{slot}"); slot += 1
+        for k, t in enumerate(self.state.values()):
+            lo = self.state_offsets[k]
+            lines.append(f"    v{slot} = state[{lo}:{lo + t.itemsize}].view(DT_{slot})")
+            fields.append(f"v{slot}"); slot += 1
+        fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))]
+        fields.append(f"words[{_AT_END}] != 0")
+        lines += ["    try:", f"        wrote = kernel(Ports({', '.join(fields)}), fuel)", "    except Exception:",
+                  "        return OUT_OF_BUDGET if fuel[0] < 0 else TRAPPED"]
+        for k, out in enumerate(self.outputs.values()):
+            count = "wrote" if len(self.outputs) == 1 else f"wrote[{k}]"
+            lines.append(f"    app_set_written(call, {k}, {count} * {out.type.itemsize})")
+        return "\n".join(lines + ["    return 0", ""])
+
+    def arg_words(self, values: Mapping[str, Any]) -> list[int]:
+        """The user arguments as AppCall.args words (checked: every declared
+        argument given, none other, each representable in its type)."""
+        missing = [k for k in self.args if k not in values]
+        unknown = [k for k in values if k not in self.args]
+        if missing or unknown:
+            raise TypeError(f"SSDlet {self.name}: " + "; ".join(
+                part for part in (f"missing argument(s) {missing}" if missing else "",
+                                  f"unknown argument(s) {unknown} (it takes {list(self.args)})" if unknown else "")
+                if part))
+        words = []
+        for k, t in self.args.items():
+            try:
+                scalar = t.dtype.type(values[k])
+                exact = t.dtype.kind not in "iu" or scalar == values[k]
+            except (OverflowError, ValueError, TypeError):
+                exact = False
+            if not exact:
+                raise ValueError(f"SSDlet {self.name}: argument {k}={values[k]!r} does not fit {t.name}")
+            word = np.zeros(1, dtype=np.int64)
+            word.view(np.uint8)[:t.itemsize] = np.frombuffer(scalar.tobytes(), np.uint8)
+            words.append(int(word[0]))
+        return words
+
+    def call_words(self, input_sizes: list[int], at_end: bool, budget: Optional[int], user_words: list[int]) -> list[int]:
+        """All AppCall.args words of one call: inputs laid out one after another."""
+        words = [int(at_end), self.budget if budget is None else int(budget)]
+        offset = 0
+        for size in input_sizes:
+            words += [offset, size]
+            offset += _aligned(size)
+        return words + user_words
+
+
+def ssdlet(func: Optional[Callable] = None, *, inputs: Mapping[str, TypeSpec] = {},
+           outputs: Mapping[str, Union[TypeSpec, Out]] = {}, args: Mapping[str, TypeSpec] = {},
+           state: Mapping[str, TypeSpec] = {}, work: Mapping[str, WorkPrice] = {},
+           budget: int = DEFAULT_BUDGET):
+    """Declare a device program (module doc). ``work`` maps each counter the
+    program adds to (``p.<name>[0] += n``) to its price in cycles per unit on
+    an embedded core, or a ``(device, host)`` pair; ``budget`` is the loop
+    iterations one call may run. Compilation waits for the first MINIT."""
+
+    def wrap(f: Callable) -> SSDlet:
+        return SSDlet(f, inputs=inputs, outputs=outputs, args=args, state=state, work=work, budget=budget)
+
+    return wrap if func is None else wrap(func)
+
+
+def _aligned(n: int) -> int:
+    return (n + 7) & ~7
+
+
+def packet_bytes(arrays: list[np.ndarray]) -> np.ndarray:
+    """One call's input: each port's bytes, 8-byte aligned, one after another."""
+    out = np.zeros(sum(_aligned(a.nbytes) for a in arrays), dtype=np.uint8)
+    offset = 0
+    for a in arrays:
+        out[offset:offset + a.nbytes] = a.view(np.uint8)
+        offset += _aligned(a.nbytes)
+    return out
+
+
+def _scalar_type(name: str, spec: TypeSpec) -> PortType:
+    t = port_type(spec)
+    if t.dtype.fields:
+        raise TypeError(f"argument {name!r}: arguments are scalars, not records")
+    return t
+
+
+def _work_price(name: str, price: WorkPrice) -> tuple[float, float]:
+    device, host = price if isinstance(price, tuple) else (price, price)
+    if device < 0 or host < 0:
+        raise ValueError(f"work counter {name!r}: prices are cycles per unit, >= 0")
+    return float(device), float(host)
+
+
+def _state_offsets(state: Mapping[str, PortType]) -> list[int]:
+    """Byte offset of each state field after the fuel word, and the end."""
+    offsets, at = [], _FUEL_BYTES
+    for t in state.values():
+        offsets.append(at)
+        at += _aligned(t.itemsize)
+    return offsets + [at] if offsets else []
+
+
+def _check_names(program: SSDlet) -> None:
+    seen: dict[str, str] = {}
+    for kind, names in (("input", program.inputs), ("output", program.outputs), ("argument", program.args),
+                        ("state", program.state), ("work counter", program.work)):
+        for name in names:
+            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name == "at_end":
+                raise ValueError(f"SSDlet {program.name}: {kind} name {name!r} must be a Python identifier, "
+                                 "not a keyword, 'at_end' or starting with '_'")
+            if name in seen:
+                raise ValueError(f"SSDlet {program.name}: {name!r} is both an {seen[name]} and a {kind}")
+            seen[name] = kind
