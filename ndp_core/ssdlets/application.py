@@ -135,7 +135,8 @@ class Application:
             raise GraphError(f"collect() takes an output port, not {out!r}")
         if out.node.consumers[out.name]:
             raise GraphError(f"{out!r} feeds other nodes; a collected port is single-consumer")
-        out.node.collected.add(out.name)
+        if out.name not in out.node.collected:
+            out.node.collected.append(out.name)
 
     def run(self, *, budget: Optional[int] = None) -> RunResult:
         """Install every instance (MINIT), run the graph to the end, free them

@@ -57,7 +57,7 @@ class Node:
     consumers: dict[str, list[PortRef]] = field(default_factory=dict)  # output port -> downstream inputs
     feeds: dict[str, np.ndarray] = field(default_factory=dict)  # input port -> host values
     scans: dict[str, str] = field(default_factory=dict)  # PAGES input port -> file path
-    collected: set[str] = field(default_factory=set)  # output ports the host collects
+    collected: list[str] = field(default_factory=list)  # output ports the host collects, in order
 
     def __post_init__(self) -> None:
         self.producers = {k: [] for k in self.program.inputs}
