@@ -196,11 +196,3 @@ def test_the_model_charges_each_node_and_what_crosses_the_link(ssd, numbers_file
     assert near.model.resource_s["flash"] == far.model.resource_s["flash"] > 0
     assert near.model.makespan_s == max(near.model.resource_s.values())
 
-
-def test_the_docs_example_runs():
-    import doctest
-    from pathlib import Path
-
-    docs = Path(__file__).parents[3] / "docs" / "ssdlets.md"
-    failures, tried = doctest.testfile(str(docs), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert tried > 10 and failures == 0
