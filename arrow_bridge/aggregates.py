@@ -71,6 +71,24 @@ class GroupedQuery:
         """The columns a span must provide (keys, aggregated columns), derived ones included."""
         return list(dict.fromkeys([*self.group_by, *(a.column for a in self.aggregations)]))
 
+    @property
+    def updates_per_row(self) -> int:
+        """State updates one kept row costs (the ``aggregate_updates`` work
+        counter): a value per derived column computed and per group key, and
+        per aggregated column its count, plus its sum (for ``sum``/``mean``),
+        minimum and maximum as asked (:meth:`partial` keeps one state per
+        column whatever functions share it).
+
+        >>> GroupedQuery([Aggregation("x", "sum"), Aggregation("x", "mean"), Aggregation("y", "max")], ["k"],
+        ...              {"y": pc.field("x") * 2}).updates_per_row
+        6
+        """
+        funcs: dict[str, set[str]] = {}
+        for a in self.aggregations:
+            funcs.setdefault(a.column, set()).add("sum" if a.func == "mean" else a.func)
+        states = sum(1 + len(f & {"sum", "min", "max"}) for f in funcs.values())
+        return states + len(self.group_by) + sum(name in self.inputs for name in self.derived)
+
     def columns_of(self, names: Sequence[str]) -> tuple[str, ...]:
         """The columns of a file with header ``names`` the query reads (a derived
         column's: the names its expression's text mentions); a KeyError names

@@ -68,7 +68,9 @@ def read_csv(
     ``Device`` (``device_emulator.ComputationalSSD(...)``,
     ``ndp_core.device.HostOnly()``) or a profile name such as
     ``"modern-gen4"``; ``split`` shares the work between host and device:
-    ``"host"``, ``"device"``, ``"static:<fraction>"`` or ``"dynamic"`` (any
+    ``"host"``, ``"device"``, ``"static:<fraction>"``, ``"dynamic"`` or
+    ``"sampled"`` (Biscuit's decision: host or device, whichever a model of
+    the read from a sample of its spans finds faster; docs/pushdown.md) (any
     but ``"host"`` needs a ``device``: a ValueError says so). The
     Table is the same whatever the device and split; the run's
     ``ndp_core.report.Report`` is recorded (``with ndp_core.report.collect()

@@ -173,6 +173,17 @@ class RowFilter:
             raise FilterError(f"filters {self.describe()} cannot be evaluated on columns ({types}): {error}") from None
         return None if len(kept) == nrows else kept
 
+    def tests_per_row(self, columns_read: int) -> int:
+        """Comparisons the filter makes per row (the ``filter_tests`` work
+        counter): one per DNF term, as every term is evaluated on every row
+        (whole columns at a time, no short-circuit); for an Expression, whose
+        terms pyarrow does not list, one per column it reads (``columns_read``).
+
+        >>> RowFilter([[("a", ">", 1), ("b", "=", 2)], [("a", "<", 0)]]).tests_per_row(2)
+        3
+        """
+        return columns_read if self.groups is None else sum(len(group) for group in self.groups)
+
     def filter_table(self, table: pa.Table) -> pa.Table:
         """``table``'s rows the filter keeps (a whole Table at once, columns by name)."""
         kept = self.selection({name: table.column(name) for name in self._used(table.column_names)},

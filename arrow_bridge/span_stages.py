@@ -8,6 +8,10 @@ settles differently is parsed again and staged again
 (:meth:`arrow_bridge.executors.host.HostExecutor.reconvert`), so the stages
 see the types the Table has.
 
+The stages' work is counted (:data:`STAGE_COUNTERS`, :func:`stage_work`) beside
+the parse's, so a device's timing model charges the cores that filter and
+aggregate, as it charges the parse.
+
 >>> import io, arrow_bridge
 >>> arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n"), filters=[("a", ">", 1)]).to_pydict()
 {'a': [2], 'b': ['y']}
@@ -22,9 +26,18 @@ from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.executors.device_buffers import object_bytes
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.read_plan import ReadPlan
+from ndp_core.counters import WorkCounters
 
 if TYPE_CHECKING:
     from arrow_bridge.aggregates import GroupedQuery
+
+#: The span stages' work counters, declared once; every device profile prices
+#: them (``[cores.cycles]``, ``[host.cycles]``). ``filter_tests``: values the
+#: filter compares (rows x :meth:`~arrow_bridge.filters.RowFilter.tests_per_row`);
+#: ``values_kept``: values its selection copies (kept rows x columns, when it
+#: drops any row); ``aggregate_updates``: partial-aggregate state updates (kept
+#: rows x :attr:`~arrow_bridge.aggregates.GroupedQuery.updates_per_row`).
+STAGE_COUNTERS = WorkCounters(("filter_tests", "values_kept", "aggregate_updates"))
 
 
 def run_span_stages(result: SpanResult, plan: ReadPlan) -> None:
@@ -75,3 +88,39 @@ def aggregate_span(result: SpanResult, read: ReadPlan, query: "GroupedQuery") ->
     result.columns = [None] * len(result.columns)
     if result.object_bytes:
         result.object_bytes = result.partial.nbytes
+
+
+def stage_work(result: SpanResult, read: ReadPlan) -> dict[str, int]:
+    """The work the read's span stages did on a span, by :data:`STAGE_COUNTERS`
+    name: the same wherever the span ran (it depends on the span's rows and
+    the rows kept only); zeros for a span not staged (it failed), nothing for
+    a read whose spans have no stages (they add no counter to its tasks).
+
+    >>> import io, arrow_bridge
+    >>> from arrow_bridge.executors import TaskRecorder
+    >>> recorder = TaskRecorder()
+    >>> _ = arrow_bridge.read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n3,z\\n"), filters=[("a", ">", 1)], device=recorder)
+    >>> {name: recorder.tasks[0].counters[name] for name in STAGE_COUNTERS.names}
+    {'filter_tests': 3, 'values_kept': 4, 'aggregate_updates': 0}
+    """
+    if not read.stages_spans:
+        return {}
+    work = dict.fromkeys(STAGE_COUNTERS.names, 0)
+    if not result.staged:
+        return work
+    row_filter, query = read.opts.row_filter, read.opts.grouped_query
+    if row_filter is not None:
+        work["filter_tests"] = result.rows_read * row_filter.tests_per_row(len(read.filter_columns))
+        if result.nrows < result.rows_read:
+            work["values_kept"] = result.nrows * sum(column.index >= 0 for column in read.columns)
+    if query is not None:
+        work["aggregate_updates"] = result.nrows * query.updates_per_row
+    return work
+
+
+def sent_bytes(result: SpanResult) -> int:
+    """What a span's output takes on the link: the bytes a device counted, else
+    its partial aggregate's or its (kept) columns'."""
+    if result.object_bytes:
+        return result.object_bytes
+    return result.partial.nbytes if result.partial is not None else object_bytes(result.columns)

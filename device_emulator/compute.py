@@ -13,7 +13,7 @@ per command. A counter the table does not price is an error, not a free lunch.
 >>> Prices(p, "cores.cycles").cycles({"widgets": 3})
 Traceback (most recent call last):
 ...
-device_emulator.profile.schema.ProfileError: profile 'modern-gen4' has no price for work counter 'widgets' in [cores.cycles]; it prices bools, bytes_emitted, bytes_scanned, bytes_searched, fields, floats, ints, lines_matched, nulls, rows, string_bytes, temporals
+device_emulator.profile.schema.ProfileError: profile 'modern-gen4' has no price for work counter 'widgets' in [cores.cycles]; it prices aggregate_updates, bools, bytes_emitted, bytes_scanned, bytes_searched, fields, filter_tests, floats, ints, lines_matched, nulls, rows, string_bytes, temporals, values_kept
 """
 from __future__ import annotations
 

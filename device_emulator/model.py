@@ -45,7 +45,8 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
     """Model one run: the final side of every task and its :class:`Report`.
 
     ``tasks`` in order (``TaskWork.index`` is informational); ``split`` a
-    :class:`~ndp_core.device.SplitPolicy` or its string; ``wall_s`` the real
+    :class:`~ndp_core.device.SplitPolicy` or its string (not ``"sampled"``,
+    which a read resolves to ``"host"`` or ``"device"``); ``wall_s`` the real
     seconds the run took (copied into the report); ``cost_model`` ``"cycles"``
     (work counters x profile prices) or ``"measured"`` (measured seconds
     scaled by clocks); ``timeline=False`` skips recording resource uses;
@@ -63,6 +64,9 @@ def simulate(profile: Profile, tasks: Sequence[TaskWork], split: "SplitPolicy | 
     if destination not in DESTINATIONS:
         raise ValueError(f"destination must be one of {DESTINATIONS}, got {destination!r}")
     split = SplitPolicy.parse(split)
+    if split.kind == "sampled":
+        raise ValueError("split='sampled' is decided by a read from a sample of its input (it then runs as "
+                         "'host' or 'device'): model those")
     tasks = list(tasks)
     uses: Optional[list] = [] if timeline else None
     hardware = build_hardware(profile, uses)

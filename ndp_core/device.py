@@ -15,11 +15,12 @@ and ``device_emulator.ComputationalSSD`` (an emulated SSD with a timing model).
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Protocol, Sequence, runtime_checkable
+from typing import Mapping, Protocol, Sequence, runtime_checkable
 
-from ndp_core.report import Report
+from ndp_core.report import OffloadDecision, Report
 
 # Where a task ended up: parsed by the device, parsed by the host, or sent to
 # the host raw by a full task queue (dynamic mode) and parsed there.
@@ -44,8 +45,12 @@ class SplitPolicy:
     ``"static:<fraction>"`` (that fraction of the file's blocks on the
     device, spread evenly; blocks are ``block_size`` bytes, so it is that
     fraction of the bytes to within half a block, and a Report shows the
-    share realised) or ``"dynamic"`` (every task goes to the device; its task
-    queue returns a task raw when full, decided in modeled time).
+    share realised), ``"dynamic"`` (every task goes to the device; its task
+    queue returns a task raw when full, decided in modeled time) or
+    ``"sampled"`` (Biscuit: the read samples a few spans of its input, models
+    the whole read on the host and on the device from their real work
+    counters, and runs as ``"host"`` or ``"device"``, whichever the model
+    finds faster: :func:`decide_offload`).
 
     >>> [SplitPolicy.parse("static:0.5").static_side(i) for i in range(4)]
     ['device', 'host', 'device', 'host']
@@ -53,15 +58,15 @@ class SplitPolicy:
     3
     """
 
-    kind: str  # "host" | "device" | "static" | "dynamic"
+    kind: str  # "host" | "device" | "static" | "dynamic" | "sampled"
     device_share: float = 0.0
 
     @classmethod
     def parse(cls, split: "str | SplitPolicy") -> "SplitPolicy":
         if isinstance(split, SplitPolicy):
             return split
-        if split in ("host", "device", "dynamic"):
-            return cls(split, {"host": 0.0, "device": 1.0, "dynamic": 1.0}[split])
+        if split in ("host", "device", "dynamic", "sampled"):
+            return cls(split, {"host": 0.0, "device": 1.0, "dynamic": 1.0, "sampled": 0.0}[split])
         if isinstance(split, str) and split.startswith("static:"):
             try:
                 share = float(split.split(":", 1)[1])
@@ -69,14 +74,18 @@ class SplitPolicy:
                 share = -1.0
             if 0.0 <= share <= 1.0:
                 return cls("static", share)
-        raise ValueError(f"split must be 'host', 'device', 'dynamic' or 'static:<fraction in [0, 1]>', "
+        raise ValueError(f"split must be 'host', 'device', 'dynamic', 'sampled' or 'static:<fraction in [0, 1]>', "
                          f"got {split!r}")
 
     def static_side(self, index: int) -> str:
         """The side of task ``index`` before any modeled-time decision: static
         shares are spread evenly, centred (task i is on the device when
         ``round((i + 1) * f) > round(i * f)``, halves rounding up), so any
-        first n tasks hold ``n * f`` device tasks to within one half."""
+        first n tasks hold ``n * f`` device tasks to within one half.
+        ``"sampled"`` has no side until a read has decided it (:func:`decide_offload`)."""
+        if self.kind == "sampled":
+            raise ValueError("split='sampled' is decided by the read, from a sample of its input: "
+                             "its tasks run as 'host' or 'device'")
         if self.kind == "host":
             return HOST
         if self.kind in ("device", "dynamic"):
@@ -199,3 +208,63 @@ def distinct_pages(tasks: Sequence[TaskWork]) -> int:
 def default_workers() -> int:
     """Real threads an emulated device runs apps on (not its modeled core count)."""
     return max(1, os.cpu_count() or 1)
+
+
+#: Most tasks :func:`decide_offload` models per side: a larger input is modeled as
+#: this many tasks of its samples and the makespans scaled to its size.
+MODELED_TASKS = 1024
+
+
+def extrapolated_tasks(samples: Sequence[TaskWork], text_bytes: int, task_bytes: int,
+                       page_size: int) -> list[TaskWork]:
+    """An input of ``text_bytes`` cut into tasks of ``task_bytes``, each a copy
+    of the sample nearest its place in the input (``samples`` in input order)
+    with its counters and object bytes scaled to the task's length; every task
+    on the device.
+
+    >>> s = [TaskWork(0, 0, 1, 100, 10, {"rows": 4}), TaskWork(1, 9, 1, 200, 0, {"rows": 6})]
+    >>> [(t.first_page, t.n_pages, t.text_bytes, t.object_bytes, t.counters["rows"])
+    ...  for t in extrapolated_tasks(s, 250, 100, 64)]
+    [(0, 2, 100, 10, 4), (1, 3, 100, 10, 4), (3, 1, 50, 0, 2)]
+    """
+    n = max(1, -(-text_bytes // task_bytes))
+    tasks = []
+    for i in range(n):
+        sample = samples[i * len(samples) // n]
+        start = i * task_bytes
+        length = min(task_bytes, text_bytes - start)
+        scale = length / sample.text_bytes if sample.text_bytes else 0.0
+        first = start // page_size
+        tasks.append(TaskWork(i, first, max(1, -(-(start + length) // page_size) - first), length,
+                              round(sample.object_bytes * scale),
+                              {name: round(count * scale) for name, count in sample.counters.items()}, DEVICE))
+    return tasks
+
+
+def decide_offload(device: Device, samples: Sequence[TaskWork], text_bytes: int, task_bytes: int, *,
+                   sampled_rows: int, kept_rows: int, sample_wall_s: float = 0.0) -> OffloadDecision:
+    """Biscuit's offload decision for a read of ``text_bytes`` in tasks of
+    ``task_bytes``: the whole read modeled from the work counters of
+    ``samples`` (tasks parsed and filtered for real; ``sampled_rows`` rows, of
+    which the filter kept ``kept_rows``) on the host (``split="host"``) and on
+    the device (``split="device"``) by ``device.schedule``; the device is
+    chosen when its makespan is shorter. Biscuit's planner compares the
+    sampled selectivity with a threshold; the model compares the two times
+    the selectivity leads to (kept rows cross the link, rejected ones do not).
+    Without samples the read stays on the host. Inputs of more than
+    :data:`MODELED_TASKS` tasks are modeled as that many, scaled to their size.
+
+    >>> samples = [TaskWork(0, 0, 1, 4096, 0, {}, DEVICE)]
+    >>> d = decide_offload(HostOnly(), samples, 1 << 20, 4096, sampled_rows=100, kept_rows=2)
+    >>> d.choice, d.selectivity
+    ('host', 0.02)
+    """
+    if not samples:
+        return OffloadDecision(0, sampled_rows, kept_rows, math.nan, math.nan, HOST, sample_wall_s)
+    modeled_bytes = min(text_bytes, MODELED_TASKS * task_bytes)
+    tasks = extrapolated_tasks(samples, modeled_bytes, task_bytes, int(device.page_size))
+    scale = text_bytes / modeled_bytes if modeled_bytes else 1.0
+    host_s, device_s = (device.schedule(tasks, SplitPolicy.parse(side), 0.0).report.makespan_s * scale
+                        for side in (HOST, DEVICE))
+    return OffloadDecision(len(samples), sampled_rows, kept_rows, host_s, device_s,
+                           DEVICE if device_s < host_s else HOST, sample_wall_s)

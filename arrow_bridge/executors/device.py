@@ -26,12 +26,14 @@ span itself stays unread); the model charges nothing for it.
 """
 from __future__ import annotations
 
+import os
 import queue
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Sequence, Union
 
 import numpy as np
+import pyarrow as pa
 
 from arrow_bridge.errors import interrupts_at_checks
 from arrow_bridge.executors.base import SpanExecutor, SpanPlan, SpanResult
@@ -44,16 +46,21 @@ from arrow_bridge.executors.device_buffers import (
     read_arena,
     task_layout,
 )
-from arrow_bridge.kernels.status import READER_COUNTERS
+from arrow_bridge.kernels.status import OK, READER_COUNTERS
 from arrow_bridge.read_plan import ReadPlan
+from arrow_bridge.source import ByteSource
+from arrow_bridge.span_stages import run_span_stages, sent_bytes, stage_work
 from arrow_bridge.spans import Span
+from arrow_bridge.type_settling import TypeState
 from ndp_core import MAX_PAGES_PER_COMMAND
 from ndp_core.device import (DEVICE, FAULT_APP, FAULT_MEDIA, FAULT_NAMES, FAULT_TIMEOUT, FAULT_TQ_OVERFLOW, RAW,
-                             Device, HostOnly, Schedule, SplitPolicy, TaskWork)
+                             Device, HostOnly, Schedule, SplitPolicy, TaskWork, decide_offload)
 from ndp_core.engine import Opcode, Status
-from ndp_core.report import Report
+from ndp_core.report import OffloadDecision, Report
 
 MAX_ATTEMPTS = 3
+#: Spans a sampled split (``split="sampled"``) parses before the read, spread over the input.
+SAMPLE_SPANS = 8
 # Device failures the host recovers from by reading the raw pages and parsing them.
 RAW_FALLBACK = (Status.IO_ERROR, Status.APP_ERROR, Status.RETURNED_RAW)  # a TIMEOUT is resubmitted
 # The fault a failed command amounts to, for the Report and the timing model, when none was
@@ -67,14 +74,20 @@ class DeviceExecutor:
 
     def __init__(self, device: Device, split: Union[str, SplitPolicy], host: SpanExecutor):
         self.device = device
-        self.split = SplitPolicy.parse(split)
+        self.requested = SplitPolicy.parse(split)
+        self.split = self.requested  # "sampled" becomes "host" or "device" at start
+        self.decision: Optional[OffloadDecision] = None  # a sampled split's
         self.host = host  # parses what the device hands back raw
         self.engine = None  # the device's engine, from start on (asking for it starts its threads)
         self.page_size = int(device.page_size)
         self.read: Optional[ReadPlan] = None
         self._stream = self._instances = None
         self._scratch: dict = {}
-        self._task_queue = self.split.kind in ("static", "dynamic")
+
+    @property
+    def _task_queue(self) -> bool:
+        """Whether the split uses Summarizer's task commands (INIT_TSK, READ_PROC_TSK, FINAL_TSK)."""
+        return self.split.kind in ("static", "dynamic")
 
     # ---- set-up / tear-down --------------------------------------------------------------------
     def start(self, read: ReadPlan) -> None:
@@ -86,13 +99,18 @@ class DeviceExecutor:
         self._estimate = OutputEstimate(len(read.columns))
         self._specs = column_specs(read)
         self._started = time.perf_counter()
-        if self.engine is None or self.split.kind == "host":
+        if self.engine is None or self.requested.kind == "host":
+            self.split = SplitPolicy.parse("host") if self.requested.kind == "sampled" else self.requested
             return
-        from arrow_bridge.kernels.span_app import csv_app  # compiles or loads the app: only when used
-
         path = read.source.path
         if path is None:
             raise ValueError("device= needs a local file path (the device reads the file's pages)")
+        if self.requested.kind == "sampled":
+            self.split = self._sampled_split(read)
+            if self.split.kind == "host":
+                return
+        from arrow_bridge.kernels.span_app import csv_app  # compiles or loads the app: only when used
+
         self._instances = queue.Queue()
         self._stream = self.engine.stream_create(path)
         try:
@@ -105,6 +123,19 @@ class DeviceExecutor:
         except BaseException:
             self.close()
             raise
+
+    def _sampled_split(self, read: ReadPlan) -> SplitPolicy:
+        """Biscuit's decision (``split="sampled"``): a few spans of the input parsed and
+        staged on the host, the whole read modeled from them on both sides
+        (:func:`ndp_core.device.decide_offload`); the faster side."""
+        started = time.perf_counter()
+        length = source_length(read.source)
+        results = sample_spans(read, self.host, length, SAMPLE_SPANS)
+        self.decision = decide_offload(
+            self.device, [self._task_work(i, r) for i, r in enumerate(results)], length, read.opts.span_bytes,
+            sampled_rows=sum(r.rows_read if r.staged else r.nrows for r in results),
+            kept_rows=sum(r.nrows for r in results), sample_wall_s=time.perf_counter() - started)
+        return SplitPolicy.parse(self.decision.choice)
 
     def close(self) -> None:
         """Frees every instance, the stream and the scratch buffers, whatever fails on the way."""
@@ -272,6 +303,8 @@ class DeviceExecutor:
                 finally:
                     pool.shutdown(wait=True, cancel_futures=True)
         schedule.report.wall_s = time.perf_counter() - self._started
+        if self.decision is not None:
+            schedule.report.decisions = [self.decision]
         return schedule.report
 
     def _reparse_raw(self, result: SpanResult, plan: SpanPlan) -> None:
@@ -283,11 +316,82 @@ class DeviceExecutor:
                        length=result.parsed)
 
     def _task_work(self, index: int, result: SpanResult) -> TaskWork:
+        """The span as the timing model sees it: the parse's modeled counters and the span stages' work."""
         first_page, n_pages = self._pages(result.span.offset, result.parsed)
-        return TaskWork(index, first_page, max(1, n_pages), result.parsed,
-                        result.object_bytes or object_bytes(result.columns),
-                        READER_COUNTERS.modeled_values(result.counters), result.side, dict(result.faults),
-                        result.seconds, self.offloadable(result.span.offset, result.parsed))
+        counters = {**READER_COUNTERS.modeled_values(result.counters), **stage_work(result, self.read)}
+        return TaskWork(index, first_page, max(1, n_pages), result.parsed, sent_bytes(result), counters,
+                        result.side, dict(result.faults), result.seconds,
+                        self.offloadable(result.span.offset, result.parsed))
+
+
+def sample_spans(read: ReadPlan, host: SpanExecutor, length: int, count: int) -> list[SpanResult]:
+    """Up to ``count`` spans of the read's span size, one from the middle of each
+    of ``count`` equal parts of the source's ``length`` bytes (Biscuit samples
+    pages across the table), parsed by ``host`` with the types they infer and
+    put through the span stages. Each runs from the first line break after its
+    place to the last one in its span size; one that does not parse or stage
+    there (a line break inside a quoted field, say) is left out: the read
+    itself reports what is wrong with the file.
+
+    >>> import os, tempfile
+    >>> from arrow_bridge.executors import HostExecutor
+    >>> from arrow_bridge.filters import RowFilter
+    >>> from arrow_bridge.options import CsvOptions
+    >>> from arrow_bridge.read_plan import ReadPlan
+    >>> from arrow_bridge.source import open_source
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "t.csv")
+    ...     _ = open(path, "wb").write(b"a,b\\n" + b"".join(b"%d,x\\n" % i for i in range(4000)))
+    ...     with open_source(path) as source:
+    ...         opts = CsvOptions(block_size=4096, row_filter=RowFilter([("a", "<", 100)]))
+    ...         read, host = ReadPlan.build(source, opts, ["a", "b"]), HostExecutor()
+    ...         host.start(read)
+    ...         spans = sample_spans(read, host, source_length(source), 4)
+    >>> len(spans), [r.nrows for r in spans], all(r.rows_read > 500 for r in spans)
+    (4, [0, 0, 0, 0], True)
+    """
+    size, plan = read.opts.span_bytes, TypeState(read).plan()
+    parts = max(1, min(count, -(-length // size)))
+    results = []
+    for i in range(parts):
+        place = max(0, min((2 * i + 1) * length // (2 * parts), length - size))  # whole spans where they fit
+        text = read.source.read_range(place, size)
+        breaks = np.flatnonzero(text == ord("\n"))
+        if len(breaks) < 2:
+            continue
+        # Whole records, parsed as if they ended the input: a span cut inside a record counts its work
+        # only once the driver hands it the rest (NEEDS_MORE).
+        first, end = int(breaks[0]) + 1, len(text) if place + len(text) >= length else int(breaks[-1]) + 1
+        try:
+            result = host.parse(Span(text[first:end], place + first, True, i), plan)
+            run_span_stages(result, read)
+        except (TypeError, ValueError, pa.ArrowException):  # FilterError, CsvParseError: the read will say
+            continue
+        if result.staged or (result.status == OK and not read.stages_spans):
+            results.append(result)
+    return results
+
+
+def source_length(source: ByteSource) -> int:
+    """The bytes a random-access source holds (a byte range ends before its file
+    does, and says so only by a short read).
+
+    >>> from arrow_bridge.source import open_source
+    >>> with open_source(b"a,b\\n1,2\\n") as src:
+    ...     source_length(src)
+    8
+    """
+    probe = np.empty(1, dtype=np.uint8)
+    low, high = 0, (os.path.getsize(source.path) - source.origin if source.path else 1 << 62)
+    if high and source.readinto_at(probe, high - 1) == 1:
+        return high
+    while low < high:  # low bytes are there, more than high are not
+        middle = (low + high + 1) // 2
+        if source.readinto_at(probe, middle - 1) == 1:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 class TaskRecorder(HostOnly):

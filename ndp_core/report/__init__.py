@@ -3,7 +3,8 @@
 Every run through a :class:`~ndp_core.device.Device` yields a :class:`Report`:
 pages by the side that parsed them, bytes over each link, busy seconds and
 utilization per resource, the modeled makespan, host CPU seconds (spent and
-saved), an energy estimate, the faults seen and the real wall-clock time.
+saved), an energy estimate, the faults seen, the real wall-clock time and, for
+``split="sampled"``, the offload decision (:class:`OffloadDecision`).
 Reports add up (``a + b``, :meth:`Report.combine`), print as a table, become a
 pandas DataFrame and plot as a Gantt chart of the modeled timeline.
 
@@ -35,7 +36,7 @@ Callers collect the Reports of the runs made inside a block:
 (2, 4)
 """
 from ndp_core.report.collecting import Collector, collect, record
-from ndp_core.report.data import LINKS, RESOURCES, SIDES
+from ndp_core.report.data import LINKS, RESOURCES, SIDES, OffloadDecision
 from ndp_core.report.views import Report
 
-__all__ = ["Report", "Collector", "collect", "record", "RESOURCES", "SIDES", "LINKS"]
+__all__ = ["Report", "OffloadDecision", "Collector", "collect", "record", "RESOURCES", "SIDES", "LINKS"]

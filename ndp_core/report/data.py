@@ -12,10 +12,11 @@ Only :meth:`ReportData.to_frame` imports pandas, when called.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import math
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Iterable, Optional, Sequence
 
-__all__ = ["ReportData", "RESOURCES", "SIDES", "LINKS"]
+__all__ = ["ReportData", "OffloadDecision", "RESOURCES", "SIDES", "LINKS"]
 
 #: Resources the timing model accounts for (keys of ``busy_s``/``units``/``energy_j``).
 RESOURCES = ("flash", "device_cores", "pipeline", "link", "host_cpu", "p2p", "h2d")
@@ -49,6 +50,32 @@ def _copy(v):
     if isinstance(v, list):
         return list(v)
     return v
+
+
+@dataclass(frozen=True)
+class OffloadDecision:
+    """Biscuit's sampled offload decision for one read (``split="sampled"``):
+    spans sampled from the input were parsed and filtered for real, the whole
+    read was modeled from their work counters on the host and on the device,
+    and the read ran where the model was faster.
+
+    >>> OffloadDecision(samples=8, sampled_rows=8000, kept_rows=160, host_s=1.2, device_s=0.11,
+    ...                 choice="device").selectivity
+    0.02
+    """
+
+    samples: int  # spans sampled (parsed and filtered on the host)
+    sampled_rows: int  # rows they held
+    kept_rows: int  # rows the read's filter kept among them
+    host_s: float  # modeled makespan of the whole read on the host
+    device_s: float  # ... with every span offloaded to the device
+    choice: str  # "device" or "host": where the read ran
+    sample_wall_s: float = 0.0  # real seconds the sampling took (not modeled)
+
+    @property
+    def selectivity(self) -> float:
+        """The sampled rows' kept fraction (NaN when the sample held no row)."""
+        return self.kept_rows / self.sampled_rows if self.sampled_rows else math.nan
 
 
 @dataclass(repr=False)
@@ -101,6 +128,9 @@ class ReportData:
         use (may be empty); ``side`` is the task's final side (:data:`SIDES`).
     meta
         Free-form details (profile, cost model, overrides).
+    decisions
+        The :class:`OffloadDecision` of each run whose split was ``"sampled"``
+        (empty otherwise).
     """
 
     device: str = ""
@@ -122,6 +152,7 @@ class ReportData:
     wall_s: float = 0.0
     timeline: list = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    decisions: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Missing keys read as zero, so every Report has the same shape.
@@ -285,7 +316,7 @@ class ReportData:
         sums = {name: sum(getattr(r, name) for r in reports) for name in _SUMMED}
         sums.update({name: _add_dicts(getattr(r, name) for r in reports) for name in _SUMMED_BY_KEY})
         return cls(device=device, split=split, units=units, makespan_s=makespan,
-                   timeline=timeline, meta=meta, **sums)
+                   timeline=timeline, meta=meta, decisions=[d for r in reports for d in r.decisions], **sums)
 
     def __add__(self, other: "ReportData") -> "ReportData":
         if not isinstance(other, ReportData):
@@ -304,13 +335,14 @@ class ReportData:
         ``energy_total_j``); ``timeline=False`` leaves the timeline out.
 
         >>> sorted(ReportData().to_dict())[:4]
-        ['busy_s', 'bytes', 'device', 'energy_j']
+        ['busy_s', 'bytes', 'decisions', 'device']
         """
         d = {f.name: _copy(getattr(self, f.name)) for f in fields(self)}
         if not timeline:
             d.pop("timeline")
         else:
             d["timeline"] = [tuple(t) for t in self.timeline]
+        d["decisions"] = [asdict(decision) for decision in self.decisions]
         d["utilization"] = self.utilization
         d["energy_total_j"] = self.energy_total_j
         return d

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import html
 
-from ndp_core.report.data import RESOURCES, ReportData
+from ndp_core.report.data import RESOURCES, OffloadDecision, ReportData
 
 __all__ = ["as_text", "as_html", "summary_rows", "resource_rows", "page_rows", "energy_text", "notes",
-           "format_seconds", "format_bytes", "format_joules"]
+           "decision_text", "format_seconds", "format_bytes", "format_joules"]
 
 
 def format_seconds(s: float) -> str:
@@ -98,6 +98,33 @@ def energy_text(report: ReportData) -> str:
     return f"{format_joules(total)} = {format_joules(total - platform)} resources + {format_joules(platform)} platform idle"
 
 
+def decision_text(decision: OffloadDecision) -> str:
+    """A sampled offload decision in one line: the choice, the sample and the two modeled times.
+
+    >>> print(decision_text(OffloadDecision(8, 8000, 160, host_s=1.2, device_s=0.11, choice="device")))
+    device: 8 spans sampled, 8,000 rows, 2.00% kept; modeled whole read: host 1.200 s, device 110.00 ms
+    """
+    return (f"{decision.choice}: {decision.samples} spans sampled, {decision.sampled_rows:,} rows, "
+            f"{100 * decision.selectivity:.2f}% kept; modeled whole read: host {format_seconds(decision.host_s)}, "
+            f"device {format_seconds(decision.device_s)}")
+
+
+def _decisions_text(decisions: list) -> str:
+    """One decision's line, or how several reads (Dask partitions) decided.
+
+    >>> d = OffloadDecision(8, 8000, 160, host_s=1.2, device_s=0.11, choice="device")
+    >>> _decisions_text([d, d, OffloadDecision(8, 8000, 7900, 1.2, 1.5, "host")])
+    '3 reads sampled: 2 on the device, 1 on the host; 2.00%-98.75% of sampled rows kept'
+    """
+    if len(decisions) == 1:
+        return decision_text(decisions[0])
+    on_device = sum(d.choice == "device" for d in decisions)
+    kept = sorted(d.selectivity for d in decisions if d.sampled_rows)
+    spread = f"; {100 * kept[0]:.2f}%-{100 * kept[-1]:.2f}% of sampled rows kept" if kept else ""
+    return (f"{len(decisions)} reads sampled: {on_device} on the device, {len(decisions) - on_device} on the host"
+            f"{spread}")
+
+
 def summary_rows(report: ReportData) -> list[tuple[str, str]]:
     """The summary block: ``(label, value)`` for the run, pages, bytes, times,
     energy and faults.
@@ -106,8 +133,10 @@ def summary_rows(report: ReportData) -> list[tuple[str, str]]:
     [('device', 'demo'), ('split', '')]
     """
     b = report.bytes
-    rows = [("device", report.device), ("split", report.split),
-            ("runs / tasks", f"{report.runs} / {report.tasks:,}")]
+    rows = [("device", report.device), ("split", report.split)]
+    if report.decisions:
+        rows.append(("offload (sampled)", _decisions_text(report.decisions)))
+    rows.append(("runs / tasks", f"{report.runs} / {report.tasks:,}"))
     rows += page_rows(report)
     rows += [
         ("text -> objects", f"{format_bytes(report.text_bytes)} -> {format_bytes(report.object_bytes)}"),

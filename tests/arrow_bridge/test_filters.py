@@ -1,6 +1,7 @@
 """read_csv(filters=...): the same Table as reading everything and filtering with pyarrow.compute,
 on every path (host, device splits, stream, block sizes, usecols with hidden filter columns,
-types settled late), and clear errors for filters that cannot apply."""
+types settled late), and clear errors for filters that cannot apply; the stages' work counters,
+the same on every path; split="sampled" (Biscuit's offload decision)."""
 from __future__ import annotations
 
 import io
@@ -13,7 +14,10 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
+from arrow_bridge.executors import TaskRecorder
 from arrow_bridge.filters import FilterError, RowFilter
+from arrow_bridge.span_stages import STAGE_COUNTERS
+from device_emulator import ComputationalSSD
 
 
 def _lineitem_like(rows: int = 3000, seed: int = 7) -> bytes:
@@ -148,3 +152,133 @@ def test_a_filter_that_cannot_apply_says_why(filters, message):
 
 def test_a_filter_error_is_a_value_error():
     assert issubclass(FilterError, ValueError)
+
+
+# ---- the span stages' work, as a device's timing model sees it ------------------------------------------
+class RecordingSSD(ComputationalSSD):
+    """An emulated SSD that keeps the tasks its timing model was given last."""
+
+    tasks: list = []
+
+    def schedule(self, tasks, split, wall_s, **kw):
+        self.tasks = list(tasks)
+        return super().schedule(tasks, split, wall_s, **kw)
+
+
+def test_the_stages_count_filter_tests_kept_values_and_aggregate_updates():
+    data = b"a,b,c\n1,x,5\n2,y,6\n3,z,7\n"
+    filters = [("a", ">", 1), ("b", "!=", "q")]  # 3 rows x 2 terms; 2 rows kept
+    recorder = TaskRecorder()
+    arrow_bridge.read_csv(io.BytesIO(data), filters=filters, usecols=["c"], device=recorder)
+    assert {name: recorder.tasks[0].counters[name] for name in STAGE_COUNTERS.names} == \
+        {"filter_tests": 6, "values_kept": 2 * 3, "aggregate_updates": 0}  # a, b read for the filter alone
+    arrow_bridge.aggregate_csv(io.BytesIO(data), [("c", "sum"), ("c", "max")], group_by=["b"], filters=filters,
+                               device=recorder)
+    # per kept row: c's count, sum and max, and the key b
+    assert recorder.tasks[0].counters["aggregate_updates"] == 2 * 4
+    arrow_bridge.read_csv(io.BytesIO(data), device=recorder)
+    assert not set(STAGE_COUNTERS.names) & set(recorder.tasks[0].counters)  # no stages, no stage counters
+
+
+def _stage_counters_by_offset(tasks) -> dict[int, dict]:
+    """``{offset in the data: the task's counters}``: tasks cover the data end to end, in file order."""
+    spans, offset = {}, 0
+    for task in tasks:
+        spans[offset] = dict(task.counters)
+        offset += task.text_bytes
+    return spans
+
+
+STAGED_READS = {
+    "filter": lambda path, **kw: arrow_bridge.read_csv(path, filters=FILTERS[1], usecols=["l_comment"], **kw),
+    "aggregate": lambda path, **kw: arrow_bridge.aggregate_csv(
+        path, [("l_quantity", "sum"), ("l_discount", "mean")], group_by=["l_flag"], filters=FILTERS[0], **kw),
+}
+
+
+@pytest.mark.parametrize("read", sorted(STAGED_READS))
+def test_stage_work_is_counted_the_same_on_every_path(tmp_path, monkeypatch, read):
+    """As the parse's counters (tests/arrow_bridge/test_counters.py): the host's fused and
+    general paths, every device split, and tasks a full task queue returns raw."""
+    from arrow_bridge.executors import HostExecutor
+
+    path = tmp_path / "l.csv"
+    path.write_bytes(DATA)
+    run = STAGED_READS[read]
+    recorder = TaskRecorder()
+    expected = run(path, device=recorder, block_size=1 << 12, n_threads=2)
+    reference = _stage_counters_by_offset(recorder.tasks)
+    assert sum(c["filter_tests"] for c in reference.values()) > 0 and len(reference) >= 5
+    assert sum(c["values_kept" if read == "filter" else "aggregate_updates"] for c in reference.values()) > 0
+    devices = [("modern-gen4", split, {}) for split in ("device", "static:0.5", "dynamic")]
+    devices.append(("summarizer-board", "dynamic", {"task_queue.slots": 1}))  # returns tasks raw
+    for profile, split, overrides in devices:
+        with RecordingSSD(profile, workers=2, **overrides) as ssd:
+            got = run(path, device=ssd, split=split, block_size=1 << 12, n_threads=2)
+        assert got.equals(expected)
+        assert _stage_counters_by_offset(ssd.tasks) == reference, (profile, split)
+    with monkeypatch.context() as patch:
+        patch.setattr(HostExecutor, "parse_fast", lambda self, span, plan, result: False)
+        assert run(path, device=recorder, block_size=1 << 12, n_threads=2).equals(expected)
+    assert _stage_counters_by_offset(recorder.tasks) == reference
+
+
+# ---- split="sampled": Biscuit's offload decision ----------------------------------------------------------
+SELECTIVE, UNSELECTIVE = [("l_quantity", "<", 2)], [("l_quantity", ">", 1)]  # ~2% and ~97% of rows kept
+#: Summarizer's 16x what-if (two cores at 1.6 GHz, [S] Sec. 6.5) with the i5-6500's four host cores ([S] Sec. 6.2):
+#: the device's link is half its internal bandwidth, so what it sends decides whether it pays.
+SUMMARIZER_16X = {"cores.count": 2, "cores.clock_MHz": 1600.0, "host.cores": 4}
+
+
+def _sampled_read(path, profile, filters, **overrides):
+    from ndp_core.report import collect
+
+    with collect() as runs:
+        table = arrow_bridge.read_csv(path, filters=filters, device=ComputationalSSD(profile, **overrides),
+                                      split="sampled")
+    return table, runs.reports[0]
+
+
+@pytest.fixture(scope="module")
+def larger_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("sampled") / "l.csv"
+    path.write_bytes(_lineitem_like(20_000))  # 0.6 MB: five tasks of 128 KiB
+    return path
+
+
+@pytest.mark.parametrize("filters", [SELECTIVE, UNSELECTIVE], ids=["selective", "unselective"])
+def test_a_sampled_split_offloads_a_filter_only_where_it_pays(larger_file, filters):
+    table, report = _sampled_read(larger_file, "summarizer-board", filters, **SUMMARIZER_16X)
+    (decision,) = report.decisions
+    assert decision.samples == 5 and decision.sampled_rows > 15_000
+    assert (decision.choice == "device") == (filters is SELECTIVE)  # kept rows are the device's output
+    assert (decision.device_s < decision.host_s) == (filters is SELECTIVE)
+    assert abs(decision.selectivity - (0.02 if filters is SELECTIVE else 0.98)) < 0.02
+    assert report.split == decision.choice and report.offload_fraction == (filters is SELECTIVE)
+    assert table.equals(_expected(larger_file.read_bytes(), filters))
+    assert f"offload (sampled)   {decision.choice}: 5 spans sampled" in str(report)
+
+
+@pytest.mark.parametrize("overrides, choice", [({}, "host"), ({"host.cores": 1}, "device")],
+                         ids=["12 host cores", "one host thread"])
+def test_on_biscuit_the_cores_parse_every_row_whatever_the_selectivity(larger_file, overrides, choice):
+    """The device parses every record before its filter drops any, so the kept share moves only
+    the link's bytes, which never bound biscuit-pm: its two cores lose to the Xeons' twelve, win
+    against one thread (Biscuit's Conv, a MariaDB query), for a selective filter and an unselective one."""
+    for filters in (SELECTIVE, UNSELECTIVE):
+        table, report = _sampled_read(larger_file, "biscuit-pm", filters, **overrides)
+        assert report.decisions[0].choice == choice
+        assert table.equals(_expected(larger_file.read_bytes(), filters))
+
+
+def test_sampled_decisions_add_up_and_need_a_device(larger_file):
+    from ndp_core.report import Report
+
+    _, selective = _sampled_read(larger_file, "summarizer-board", SELECTIVE, **SUMMARIZER_16X)
+    _, unselective = _sampled_read(larger_file, "summarizer-board", UNSELECTIVE, **SUMMARIZER_16X)
+    both = Report.combine([selective, unselective], parallel=True)
+    assert [d.choice for d in both.decisions] == ["device", "host"]
+    assert "2 reads sampled: 1 on the device, 1 on the host" in str(both)
+    assert both.to_dict()["decisions"][0]["choice"] == "device"
+    with pytest.raises(ValueError, match="split='sampled' needs a device"):
+        arrow_bridge.read_csv(larger_file, split="sampled")

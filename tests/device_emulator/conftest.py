@@ -58,7 +58,8 @@ def _task(i: int, side: str = DEVICE, *, text: int = 100, objects: int = 50, pag
 
 
 def _rich_tasks(n: int = 48, page_size: int = 16384, split_share: float = 0.5) -> list[TaskWork]:
-    """A mixed workload touching every work unit, both sides and every fault kind."""
+    """A mixed workload touching every work unit (the reader's, its span stages', the search's),
+    both sides and every fault kind."""
     policy = SplitPolicy("static", split_share)
     out = []
     fault_cycle = [{}, {}, {"media_error": 1}, {}, {"app_failure": 1}, {}, {"link_timeout": 1},
@@ -71,6 +72,7 @@ def _rich_tasks(n: int = 48, page_size: int = 16384, split_share: float = 0.5) -
             "floats": text // 24, "bools": text // 200, "temporals": text // 100, "string_bytes": text // 5,
             "nulls": text // 300,
             "bytes_searched": text, "lines_matched": text // 400, "bytes_emitted": text // 20,
+            "filter_tests": text // 10, "values_kept": text // 80, "aggregate_updates": text // 60,
         }
         out.append(TaskWork(index=i, first_page=i * pages, n_pages=pages, text_bytes=text,
                             object_bytes=text // 2, counters=counters, side=policy.static_side(i),

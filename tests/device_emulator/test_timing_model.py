@@ -165,7 +165,7 @@ def test_a_counter_the_profile_does_not_price_is_an_error(simple_profile):
 
     t = TaskWork(0, 0, 1, 0, 0, {"bytes_scanned": 5, "widgets": 1}, side=DEVICE)
     with pytest.raises(ProfileError, match=r"profile 'modern-gen4' has no price for work counter 'widgets' "
-                                           r"in \[cores.cycles\]; it prices bools, .*bytes_scanned, .*temporals$"):
+                                           r"in \[cores.cycles\]; it prices aggregate_updates, bools, .*bytes_scanned, .*values_kept$"):
         task_costs(simple_profile(), t)
     with pytest.raises(ProfileError, match=r"'widgets' in \[host.cycles\]"):
         simulate(simple_profile(**{"cores.cycles.widgets": 1.0}), [t], "host")
