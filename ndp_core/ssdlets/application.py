@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 import pyarrow as pa
@@ -179,15 +179,63 @@ class _Channel:
         return self.ended and not self.packets
 
 
+class _Fan:
+    """The channels of one port in connection order and whose turn it is: an
+    input takes packets from its producers in turn (skipping drained ones), an
+    output deals them to its consumers in turn."""
+
+    def __init__(self) -> None:
+        self.channels: list[_Channel] = []
+        self.turn = 0
+
+    def source(self) -> Optional[_Channel]:
+        """The channel the next packet comes from; None once all have drained."""
+        n = len(self.channels)
+        for k in range(n):
+            channel = self.channels[(self.turn + k) % n]
+            if not channel.drained():
+                self.turn = (self.turn + k) % n
+                return channel
+        return None
+
+    def take(self) -> Optional[np.ndarray]:
+        channel = self.source()
+        if channel is None:
+            return None
+        self.turn = (self.turn + 1) % len(self.channels)
+        return channel.packets.popleft()
+
+    def put(self, packet: np.ndarray) -> None:
+        self.channels[self.turn].packets.append(packet)
+        self.turn = (self.turn + 1) % len(self.channels)
+
+    def has_room(self) -> bool:
+        return all(c.has_room() for c in self.channels)
+
+    def end(self) -> None:
+        for channel in self.channels:
+            channel.ended = True
+
+
+class _Call(NamedTuple):
+    """One submitted call and the buffers its completion fills."""
+
+    node: Node
+    command: int
+    outputs: list[np.ndarray]
+    counters: np.ndarray
+    at_end: bool
+
+
 class _Run:
     """One run of a checked graph (module doc)."""
 
     def __init__(self, order: list[Node], engines: dict, app: Application, budget: Optional[int]) -> None:
         self.order, self.engines, self.app, self.budget = order, engines, app, budget
-        self.inputs: dict[tuple[str, str], list[_Channel]] = {}
-        self.outputs: dict[tuple[str, str], list[_Channel]] = {}
-        self.turn: dict[tuple[str, str], int] = {}  # next producer (fan-in) / consumer (fan-out)
-        self.collected: dict[str, list[np.ndarray]] = {}
+        self.inputs = {(n.name, port): _Fan() for n in order for port in n.program.inputs}
+        self.outputs = {(n.name, port): _Fan() for n in order for port in n.program.outputs}
+        self.crossing: set[tuple[str, str]] = set()  # inputs whose packets cross between device and host
+        self.collected = {f"{n.name}.{port}": [] for n in order for port in n.collected}
         self.work = {n.name: NodeWork(n.name, n.program.name, n.side, counters=dict.fromkeys(n.program.work, 0),
                                       prices=dict(n.program.work)) for n in order}
         self.instances: dict[str, int] = {}
@@ -197,24 +245,21 @@ class _Run:
 
     def _wire(self) -> None:
         for node in self.order:
-            for port in node.program.inputs:
-                self.inputs[(node.name, port)] = []
-            for port in node.program.outputs:
-                self.outputs[(node.name, port)] = []
-        for node in self.order:
             for port, consumers in node.consumers.items():
                 for ref in consumers:
                     channel = _Channel(self.app.queue_depth)
-                    self.outputs[(node.name, port)].append(channel)
-                    self.inputs[(ref.node.name, ref.name)].append(channel)
+                    self.outputs[(node.name, port)].channels.append(channel)
+                    self.inputs[(ref.node.name, ref.name)].channels.append(channel)
+                    if ref.node.side != node.side:
+                        self.crossing.add((ref.node.name, ref.name))
             for port, values in node.feeds.items():
                 channel = _Channel(None)
                 step = self.app.packet_rows
                 channel.packets.extend(values[i:i + step] for i in range(0, len(values), step))
                 channel.ended = True
-                self.inputs[(node.name, port)].append(channel)
-            for port in node.collected:
-                self.collected[f"{node.name}.{port}"] = []
+                self.inputs[(node.name, port)].channels.append(channel)
+                if node.side == "device":
+                    self.crossing.add((node.name, port))
 
     # ---- life cycle
     def until_done(self) -> tuple[dict, list[NodeWork]]:
@@ -224,10 +269,10 @@ class _Run:
                 ready = [n for n in self.order if n.name not in self.finished and self._ready(n)]
                 if not ready:
                     raise GraphError("no SSDlet can run and the graph is not done (a port waits on itself?)")
-                calls = [(n, self._submit(n)) for n in ready]
-                done = [(n, self.engines[n.side].wait(call[0]), call) for n, call in calls]  # consume all
-                for node, completion, call in done:
-                    self._complete(node, completion, *call[1:])
+                calls = [self._submit(n) for n in ready]
+                done = [self.engines[c.node.side].wait(c.command) for c in calls]  # consume every one first
+                for call, completion in zip(calls, done):
+                    self._complete(call, completion)
         finally:
             self._free()
         outputs = {}
@@ -250,58 +295,36 @@ class _Run:
                                                      streams=streams)
 
     def _free(self) -> None:
-        for name, inst in self.instances.items():
-            node = self.app.nodes[name]
-            engine = self.engines[node.side]
-            try:
-                engine.mdeinit(inst)
-            finally:
-                if name in self.streams:
-                    engine.stream_close(self.streams[name][0])
+        try:
+            for name, inst in self.instances.items():
+                self.engines[self.app.nodes[name].side].mdeinit(inst)
+        finally:
+            for name, (stream, _, _) in self.streams.items():
+                self.engines[self.app.nodes[name].side].stream_close(stream)
 
     # ---- one round
     def _ready(self, node: Node) -> bool:
-        for port in node.program.outputs:
-            if not all(c.has_room() for c in self.outputs[(node.name, port)]):
-                return False
+        if not all(self.outputs[(node.name, port)].has_room() for port in node.program.outputs):
+            return False
         if node.name in self.streams:
             return True
-        waiting = [self._next_channel(node, port) for port in node.program.inputs]
-        return all(c is None or c.packets for c in waiting)
+        sources = [self.inputs[(node.name, port)].source() for port in node.program.inputs]
+        return all(c is None or c.packets for c in sources)
 
-    def _next_channel(self, node: Node, port: str) -> Optional[_Channel]:
-        """The channel this input takes its next packet from (fan-in in turn,
-        skipping drained producers); None once every producer has drained."""
-        channels = self.inputs[(node.name, port)]
-        key = (node.name, port)
-        for k in range(len(channels)):
-            channel = channels[(self.turn.get(key, 0) + k) % len(channels)]
-            if not channel.drained():
-                self.turn[key] = (self.turn.get(key, 0) + k) % len(channels)
-                return channel
-        return None
-
-    def _submit(self, node: Node) -> tuple:
+    def _submit(self, node: Node) -> _Call:
         program, engine = node.program, self.engines[node.side]
         if node.name in self.streams:
             return self._submit_scan(node, engine)
-        arrays, at_end = [], True
-        for port, ptype in program.inputs.items():
-            channel = self._next_channel(node, port)
-            if channel is None:
-                arrays.append(np.zeros(0, ptype.dtype))
-                continue
-            at_end = False
-            arrays.append(channel.packets.popleft())
-            key = (node.name, port)
-            self.turn[key] = (self.turn[key] + 1) % len(self.inputs[key])
-        outputs, counters = self._buffers(program, max((len(a) for a in arrays), default=0))
+        packets = [self.inputs[(node.name, port)].take() for port in program.inputs]
+        at_end = all(p is None for p in packets)
+        arrays = [np.zeros(0, t.dtype) if p is None else p for p, t in zip(packets, program.inputs.values())]
+        outputs, counters = self._buffers(program, max(len(a) for a in arrays))
         words = program.call_words([a.nbytes for a in arrays], at_end, self.budget, node.arg_words)
         cid = engine.submit_mrun(self.instances[node.name], packet_bytes(arrays), outputs, counters, words)
         self._count_inputs(node, arrays)
-        return cid, outputs, counters, at_end
+        return _Call(node, cid, outputs, counters, at_end)
 
-    def _submit_scan(self, node: Node, engine: Engine) -> tuple:
+    def _submit_scan(self, node: Node, engine: Engine) -> _Call:
         stream, first, pages = self.streams[node.name]
         n = min(self.app.pages_per_packet, pages - first)
         program, page = node.program, engine.page_size
@@ -321,10 +344,11 @@ class _Run:
         if node.side == "host" and n:  # the host reads the SSD's pages: text over the link
             work.link_bytes += size
             work.link_packets += 1
-        return cid, outputs, counters, at_end
+        return _Call(node, cid, outputs, counters, at_end)
 
     @staticmethod
     def _buffers(program: SSDlet, input_rows: int) -> tuple[list[np.ndarray], np.ndarray]:
+        # Zeroed: a call that claims more than it wrote hands back zeros, never stale memory.
         outputs = [np.zeros(out.capacity(input_rows) * out.type.itemsize, np.uint8) for out in program.outputs.values()]
         return outputs, np.zeros(len(program.work), np.int64)
 
@@ -333,47 +357,42 @@ class _Run:
         work.values_in += sum(len(a) for a in arrays)
         work.bytes_in += sum(a.nbytes for a in arrays)
         for port, a in zip(node.program.inputs, arrays):
-            crossing = any(ref.node.side != node.side for ref in node.producers[port]) or \
-                (port in node.feeds and node.side == "device")
-            if crossing and len(a):
+            if len(a) and (node.name, port) in self.crossing:
                 work.link_bytes += a.nbytes
                 work.link_packets += 1
 
-    def _complete(self, node: Node, done: Any, outputs: list, counters: np.ndarray, at_end: bool) -> None:
+    def _complete(self, call: _Call, done: Any) -> None:
+        node = call.node
         if done.status != Status.OK:
-            raise SSDletError(self._failure(node, done, outputs))
+            raise SSDletError(self._failure(node, done, call.outputs))
         work = self.work[node.name]
         work.calls += 1
-        for name, value in zip(node.program.work, counters):
+        for name, value in zip(node.program.work, call.counters):
             work.counters[name] += int(value)
-        for (port, out), buffer, size in zip(node.program.outputs.items(), outputs, done.result_sizes):
+        for (port, out), buffer, size in zip(node.program.outputs.items(), call.outputs, done.result_sizes):
             values = buffer[:size].view(out.type.dtype)
             work.values_out += len(values)
             work.bytes_out += size
             if len(values):
                 self._route(node, port, values)
-        if at_end:
+        if call.at_end:
             self.finished.add(node.name)
-            for channels in (self.outputs[(node.name, p)] for p in node.program.outputs):
-                for channel in channels:
-                    channel.ended = True
+            for port in node.program.outputs:
+                self.outputs[(node.name, port)].end()
 
     def _route(self, node: Node, port: str, values: np.ndarray) -> None:
-        if port in node.collected:
-            self.collected[f"{node.name}.{port}"].append(values)
-            if node.side == "device":
-                self.work[node.name].link_bytes += values.nbytes
-                self.work[node.name].link_packets += 1
+        if port not in node.collected:
+            self.outputs[(node.name, port)].put(values)
             return
-        channels, key = self.outputs[(node.name, port)], (node.name, f"out:{port}")
-        k = self.turn.get(key, 0)
-        channels[k].packets.append(values)
-        self.turn[key] = (k + 1) % len(channels)
+        self.collected[f"{node.name}.{port}"].append(values)
+        if node.side == "device":
+            self.work[node.name].link_bytes += values.nbytes
+            self.work[node.name].link_packets += 1
 
     def _failure(self, node: Node, done: Any, outputs: list) -> str:
         where = f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call {self.work[node.name].calls + 1}"
         if done.app_status == OUT_OF_BUDGET:
-            budget = self.budget or node.program.budget
+            budget = node.program.budget if self.budget is None else self.budget
             return (f"{where}: used up its work budget of {budget} loop iterations in one call (a loop that "
                     "does not end?); the call was stopped. Raise it with ssdlet(budget=...) or run(budget=...)")
         if done.app_status == TRAPPED:

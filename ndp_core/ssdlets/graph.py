@@ -11,6 +11,7 @@ port, a cycle), when the run starts: nothing runs on a graph that breaks one.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -90,7 +91,7 @@ def check_connection(out: PortRef, inp: PortRef) -> None:
                          "ports connect only with identical types")
     if inp.type == PAGES:
         raise GraphError(f"{inp!r} takes file pages: give it a file with scan(), not another port")
-    if inp.node.scans or inp.node.feeds.get(inp.name) is not None:
+    if inp.name in inp.node.feeds or inp.name in inp.node.scans:
         raise GraphError(f"{inp!r} already takes host data")
     if out.name in out.node.collected:
         raise GraphError(f"{out!r} is collected by the host (SPSC): it cannot also feed {inp!r}")
@@ -140,10 +141,11 @@ def _producers_first(nodes: list[Node]) -> list[Node]:
 
 
 def node_name(program: SSDlet, name: Optional[str], taken: dict[str, Any]) -> str:
-    """A unique node name: ``name`` or the program's name with a number."""
+    """A unique node name: ``name``, else the program's name, numbered from the
+    second instance on (``keep_above``, ``keep_above#2``, ...)."""
     if name is not None:
         if name in taken:
             raise GraphError(f"a node named {name!r} exists already")
         return name
-    k = sum(1 for n in taken.values() if n.program is program)
-    return f"{program.name}" if k == 0 and program.name not in taken else f"{program.name}#{k + 1}"
+    candidates = (program.name if k == 1 else f"{program.name}#{k}" for k in itertools.count(1))
+    return next(c for c in candidates if c not in taken)

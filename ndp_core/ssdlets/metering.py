@@ -41,6 +41,11 @@ if {FUEL}[0] < 0:
 
 
 class _Meter(ast.NodeTransformer):
+    """Prepends the fuel check to every loop body of the function ``root``."""
+
+    def __init__(self, root: ast.FunctionDef) -> None:
+        self.root = root
+
     def visit_loop(self, node: ast.AST) -> ast.AST:
         self.generic_visit(node)
         node.body = [*_SPEND, *node.body]
@@ -74,9 +79,7 @@ def _function_tree(func: Callable) -> ast.FunctionDef:
 def metered_tree(func: Callable) -> ast.FunctionDef:
     """``func``'s definition with metered loops, no decorators, and the fuel argument."""
     tree = _function_tree(func)
-    meter = _Meter()
-    meter.root = tree
-    tree = meter.visit(tree)
+    tree = _Meter(tree).visit(tree)
     tree.decorator_list = []
     tree.args.args.append(ast.arg(arg=FUEL))
     return ast.fix_missing_locations(tree)

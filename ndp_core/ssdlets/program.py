@@ -82,8 +82,7 @@ class SSDlet:
         self.work = {k: _work_price(k, v) for k, v in work.items()}
         self.budget = int(budget)
         _check_names(self)
-        self.state_offsets = _state_offsets(self.state)
-        self.state_size = self.state_offsets[-1] if self.state_offsets else _FUEL_BYTES
+        self.state_offsets, self.state_size = _state_layout(self.state)
 
     def __repr__(self) -> str:
         def ports(d: Mapping[str, Any]) -> str:
@@ -104,7 +103,8 @@ class SSDlet:
         namespace = {name: getattr(engine, name) for name in
                      ("app_args", "app_input", "app_state", "app_counters", "app_output", "app_set_written")}
         kernel = numba.njit(boundscheck=True)(metered_function(self.func))
-        namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED)
+        namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED,
+                         whole_items=numba.njit(inline="always")(_whole_items))
         namespace.update({f"DT_{i}": t.dtype for i, t in enumerate(self._typed_slots())})
         exec(compile(self.wrapper_source(), f"<ssdlet {self.name}>", "exec"), namespace)  # generated from our template
         return numba.cfunc(engine.APP_SIGNATURE, nopython=True)(namespace["app"])
@@ -125,25 +125,10 @@ class SSDlet:
         lines = ["def app(call):", "    words = app_args(call)", "    data = app_input(call)",
                  "    state = app_state(call)", "    work = app_counters(call)",
                  f"    fuel = state[0:{_FUEL_BYTES}].view(np.int64)", f"    fuel[0] = words[{_BUDGET}]"]
-        fields, slot = [], 0
-        for k in range(len(self.inputs)):
-            w = _FIRST_INPUT + 2 * k
-            lines.append(f"    v{slot} = data[words[{w}]:words[{w}] + words[{w + 1}]].view(DT_{slot})")
-            fields.append(f"v{slot}"); slot += 1
-        for k, out in enumerate(self.outputs.values()):
-            lines += [f"    o{k} = app_output(call, {k})",
-                      f"    v{slot} = o{k}[:o{k}.size - o{k}.size % {out.type.itemsize}].view(DT_{slot})"]
-            fields.append(f"v{slot}"); slot += 1
-        for k, t in enumerate(self.args.values()):
-            w = _FIRST_INPUT + 2 * len(self.inputs) + k
-            lines.append(f"    v{slot} = words[{w}:{w + 1}].view(np.uint8)[:{t.itemsize}].view(DT_{slot})[0]")
-            fields.append(f"v{slot}"); slot += 1
-        for k, t in enumerate(self.state.values()):
-            lo = self.state_offsets[k]
-            lines.append(f"    v{slot} = state[{lo}:{lo + t.itemsize}].view(DT_{slot})")
-            fields.append(f"v{slot}"); slot += 1
-        fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))]
-        fields.append(f"words[{_AT_END}] != 0")
+        slots = self._slot_views()
+        lines += [f"    v{i} = {view.format(dt=f'DT_{i}')}" for i, view in enumerate(slots)]
+        fields = [f"v{i}" for i in range(len(slots))]
+        fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))] + [f"words[{_AT_END}] != 0"]
         lines += ["    try:", f"        wrote = kernel(Ports({', '.join(fields)}), fuel)", "    except Exception:",
                   "        return OUT_OF_BUDGET if fuel[0] < 0 else TRAPPED"]
         for k, out in enumerate(self.outputs.values()):
@@ -151,16 +136,27 @@ class SSDlet:
             lines.append(f"    app_set_written(call, {k}, {count} * {out.type.itemsize})")
         return "\n".join(lines + ["    return 0", ""])
 
+    def _slot_views(self) -> list[str]:
+        """What each typed field of ``p`` is in the AppCall (``{dt}``: its dtype),
+        in :meth:`_typed_slots` order."""
+        first_arg = _FIRST_INPUT + 2 * len(self.inputs)
+        return [*(f"data[words[{w}]:words[{w}] + words[{w + 1}]].view({{dt}})"
+                  for w in range(_FIRST_INPUT, first_arg, 2)),
+                *(f"whole_items(app_output(call, {k}), {out.type.itemsize}).view({{dt}})"
+                  for k, out in enumerate(self.outputs.values())),
+                *(f"words[{w}:{w + 1}].view(np.uint8)[:{t.itemsize}].view({{dt}})[0]"
+                  for w, t in enumerate(self.args.values(), first_arg)),
+                *(f"state[{lo}:{lo + t.itemsize}].view({{dt}})" for lo, t in zip(self.state_offsets, self.state.values()))]
+
     def arg_words(self, values: Mapping[str, Any]) -> list[int]:
         """The user arguments as AppCall.args words (checked: every declared
         argument given, none other, each representable in its type)."""
         missing = [k for k in self.args if k not in values]
         unknown = [k for k in values if k not in self.args]
-        if missing or unknown:
-            raise TypeError(f"SSDlet {self.name}: " + "; ".join(
-                part for part in (f"missing argument(s) {missing}" if missing else "",
-                                  f"unknown argument(s) {unknown} (it takes {list(self.args)})" if unknown else "")
-                if part))
+        problems = ([f"missing argument(s) {missing}"] if missing else []) + \
+            ([f"unknown argument(s) {unknown} (it takes {list(self.args)})"] if unknown else [])
+        if problems:
+            raise TypeError(f"SSDlet {self.name}: " + "; ".join(problems))
         words = []
         for k, t in self.args.items():
             try:
@@ -205,7 +201,10 @@ def _aligned(n: int) -> int:
 
 
 def packet_bytes(arrays: list[np.ndarray]) -> np.ndarray:
-    """One call's input: each port's bytes, 8-byte aligned, one after another."""
+    """One call's input: each port's bytes, 8-byte aligned, one after another
+    (one port's packet goes as it is, without a copy)."""
+    if len(arrays) == 1:
+        return np.ascontiguousarray(arrays[0]).view(np.uint8)
     out = np.zeros(sum(_aligned(a.nbytes) for a in arrays), dtype=np.uint8)
     offset = 0
     for a in arrays:
@@ -228,13 +227,18 @@ def _work_price(name: str, price: WorkPrice) -> tuple[float, float]:
     return float(device), float(host)
 
 
-def _state_offsets(state: Mapping[str, PortType]) -> list[int]:
-    """Byte offset of each state field after the fuel word, and the end."""
+def _state_layout(state: Mapping[str, PortType]) -> tuple[list[int], int]:
+    """Byte offset of each state field (after the fuel word) and the state's size."""
     offsets, at = [], _FUEL_BYTES
     for t in state.values():
         offsets.append(at)
         at += _aligned(t.itemsize)
-    return offsets + [at] if offsets else []
+    return offsets, at
+
+
+def _whole_items(buffer: np.ndarray, itemsize: int) -> np.ndarray:
+    """The bytes of ``buffer`` that hold whole items (a view can then retype them)."""
+    return buffer[:buffer.size - buffer.size % itemsize]
 
 
 def _check_names(program: SSDlet) -> None:

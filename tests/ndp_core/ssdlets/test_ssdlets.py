@@ -1,6 +1,5 @@
 """SSDlets: same results on every placement, checked graphs, isolated and stopped instances."""
 import itertools
-import time
 
 import numpy as np
 import pyarrow as pa
@@ -161,10 +160,8 @@ def test_a_misbehaving_program_is_stopped_with_a_clear_error(ssd, numbers_file, 
     node = app.add(program, on=on)
     app.feed(node.x, pa.array([1, 2, 3]))
     app.collect(node.y)
-    started = time.perf_counter()
     with pytest.raises(SSDletError, match=message):
         app.run(budget=100_000)
-    assert time.perf_counter() - started < 60  # stopped, not hung
     assert ssd.engine.outstanding == 0
     # the engine keeps running other programs
     result = pipeline(ssd, numbers_file, ("device", "device", "device"))
