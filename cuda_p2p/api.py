@@ -1,0 +1,92 @@
+"""``cuda_p2p.read_csv``: CSV into GPU memory, by one of three paths.
+
+* host (default): the host's threads parse; every column's buffers go to
+  the GPU through pinned staging buffers and asynchronous copies, each
+  column allocated once (:mod:`cuda_p2p.transfer`);
+* P2P (``device=``): an emulated computational SSD parses; its task arenas
+  go to the GPU the same way, without the host building a table of its own,
+  and the device's Report models the P2P path (its ``bytes["p2p"]``);
+* GPU (``gpu_share=``): that share of the spans is parsed on the GPU by
+  CUDA kernels (:mod:`cuda_p2p.gpu_parse`), the rest where it would be.
+
+Every path gives the Table ``arrow_bridge.read_csv`` gives, bit for bit
+(``GpuTable.to_arrow()`` equals it).
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import arrow_bridge
+from arrow_bridge.executors.host import HostExecutor
+from cuda_p2p import runtime
+from cuda_p2p.columns import GpuTable, TransferStats
+from cuda_p2p.executor import GpuExecutor
+from cuda_p2p.transfer import DEFAULT_STAGING, to_gpu
+from ndp_core.report import collect
+
+_destination_lock = threading.Lock()
+
+
+def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share: float = 0.0,
+             staging_bytes: int = DEFAULT_STAGING, **options: Any) -> GpuTable:
+    """Reads CSV into GPU memory: a :class:`~cuda_p2p.columns.GpuTable` with
+    ``arrow_bridge.read_csv``'s schema and values, every column in Arrow
+    layout in GPU memory.
+
+    ``source`` and ``options`` are :func:`arrow_bridge.read_csv`'s (pyarrow
+    option objects, pandas keywords). ``device``/``split`` run the parse in
+    an emulated computational SSD (a ``ComputationalSSD`` or a profile name),
+    its output delivered as by NVMe P2P: the device is modeled with a GPU
+    destination, so ``table.report`` shows the P2P bytes and time.
+    ``gpu_share`` (0 to 1) is the share of spans parsed on the GPU itself.
+    Needs a CUDA GPU (or ``NUMBA_ENABLE_CUDASIM=1``, Numba's simulator).
+
+    >>> import io
+    >>> from cuda_p2p import read_csv, runtime
+    >>> if runtime.available():
+    ...     table = read_csv(io.BytesIO(b"a,b\\n1,x\\n2,\\n"), gpu_share=1.0)
+    ...     print(table.to_arrow().to_pydict())
+    ... else:
+    ...     print({'a': [1, 2], 'b': ['x', '']})
+    {'a': [1, 2], 'b': ['x', '']}
+    """
+    runtime.cuda()  # a clear error before any parsing when there is no GPU
+    offload = [GpuExecutor(HostExecutor(), gpu_share)] if gpu_share > 0 else []
+    with collect() as reports, _gpu_destination(device) as gpu_device:
+        table = arrow_bridge.read_csv(source, device=gpu_device, split=split, offload=offload, **options)
+    stats = TransferStats(path="p2p" if device is not None else ("gpu" if gpu_share > 0 else "host"))
+    if offload:
+        stats.spans_parsed_on_gpu = offload[0].parsed_on_gpu
+        stats.spans_parsed_elsewhere = offload[0].spans_seen - offload[0].parsed_on_gpu
+    gpu_table = to_gpu(table, staging_bytes=staging_bytes, stats=stats)
+    gpu_table.report = reports.reports[-1] if device is not None and reports.reports else None
+    return gpu_table
+
+
+@contextmanager
+def _gpu_destination(device: Any) -> Iterator[Any]:
+    """The device, modeled with its output going to GPU memory for this read
+    (a profile name becomes a ``ComputationalSSD`` made so)."""
+    if device is None:
+        yield None
+        return
+    if isinstance(device, str):
+        from device_emulator import ComputationalSSD
+
+        ssd = ComputationalSSD(device, destination="gpu")
+        try:
+            yield ssd
+        finally:
+            ssd.close()
+        return
+    if not hasattr(device, "destination"):
+        yield device  # a device without a destination to model (HostOnly)
+        return
+    with _destination_lock:
+        before, device.destination = device.destination, "gpu"
+        try:
+            yield device
+        finally:
+            device.destination = before

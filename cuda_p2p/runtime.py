@@ -1,0 +1,123 @@
+"""The CUDA runtime as this package uses it: Numba's ``cuda`` module, CuPy when installed.
+
+Everything on the GPU goes through Numba's CUDA API (device arrays, pinned
+host arrays, streams, events, kernels), so the same code runs on a real GPU
+(numba-cuda) and under Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``),
+where kernels run as Python threads on host memory: the tests run every
+kernel there on machines without a GPU. CuPy is optional: it backs
+``to_cupy()`` and ``__dlpack__``.
+
+>>> from cuda_p2p.runtime import describe
+>>> isinstance(describe(), str)
+True
+"""
+from __future__ import annotations
+
+import ctypes.util
+import functools
+import os
+from types import ModuleType
+from typing import Any, Optional
+
+import numpy as np
+
+
+class GpuUnavailable(RuntimeError):
+    """No CUDA GPU (and no simulator) is available to this process."""
+
+
+def simulator_requested() -> bool:
+    """Whether this process runs CUDA kernels on Numba's simulator.
+
+    >>> simulator_requested() in (True, False)
+    True
+    """
+    import numba
+
+    return bool(numba.config.ENABLE_CUDASIM)
+
+
+def driver_present() -> bool:
+    """Whether the machine has a CUDA driver library (a GPU may be usable)."""
+    return ctypes.util.find_library("cuda") is not None or os.path.exists("/dev/nvidiactl")
+
+
+@functools.lru_cache(maxsize=None)
+def cuda() -> ModuleType:
+    """``numba.cuda``, checked usable: a GPU, or the simulator.
+
+    Raises :class:`GpuUnavailable` naming both ways out otherwise.
+    """
+    if not simulator_requested() and not driver_present():
+        raise GpuUnavailable("no CUDA driver on this machine: run on a machine with an NVIDIA GPU, or set "
+                             "NUMBA_ENABLE_CUDASIM=1 before importing numba to run the kernels on Numba's "
+                             "CUDA simulator (slow; for tests)")
+    from numba import cuda as numba_cuda
+
+    if not numba_cuda.is_available():
+        raise GpuUnavailable("numba.cuda finds no usable GPU (is numba-cuda installed and the driver loaded?)")
+    return numba_cuda
+
+
+def available() -> bool:
+    """Whether :func:`cuda` works here (a GPU or the simulator).
+
+    >>> available() in (True, False)
+    True
+    """
+    try:
+        cuda()
+    except GpuUnavailable:
+        return False
+    return True
+
+
+def cupy() -> Optional[ModuleType]:
+    """CuPy, or None when it is not installed (or cannot run: under the simulator)."""
+    if simulator_requested():
+        return None
+    try:
+        import cupy as cupy_module
+    except ImportError:
+        return None
+    return cupy_module
+
+
+def describe() -> str:
+    """One line on what runs kernels here: a GPU's name, the simulator, or nothing."""
+    if not available():
+        return "no GPU"
+    if simulator_requested():
+        return "Numba CUDA simulator (kernels run as Python threads on host memory)"
+    device = cuda().get_current_device()
+    name = device.name.decode() if isinstance(device.name, bytes) else device.name
+    return f"{name} (compute capability {device.compute_capability[0]}.{device.compute_capability[1]})"
+
+
+def host_view(device_array: Any) -> Optional[np.ndarray]:
+    """The host memory a simulator device array lives in (None on a real GPU)."""
+    return getattr(device_array, "_ary", None) if simulator_requested() else None
+
+
+def array_interface(device_array: Any) -> dict:
+    """``__cuda_array_interface__`` (version 3) of a Numba device array; under
+    the simulator, one describing the host memory it lives in (what the
+    simulator's kernels read), so consumers see the same dictionary shape."""
+    ary = host_view(device_array)
+    if ary is None:
+        return dict(device_array.__cuda_array_interface__)
+    return {"shape": ary.shape, "strides": None if ary.flags.c_contiguous else ary.strides,
+            "typestr": ary.dtype.str, "data": (ary.ctypes.data, False), "version": 3, "stream": None}
+
+
+def launch_shape(n: int, threads: int = 256) -> tuple[int, int]:
+    """``(blocks, threads per block)`` covering ``n`` items, one thread each
+    (fewer threads per block under the simulator, where each is a Python thread).
+
+    >>> blocks, threads = launch_shape(1000, 256)
+    >>> blocks * threads >= 1000
+    True
+    """
+    if simulator_requested():
+        threads = min(threads, 32)
+    return max(1, (n + threads - 1) // threads), threads

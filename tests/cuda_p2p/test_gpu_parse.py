@@ -1,0 +1,163 @@
+"""GPU-side parsing against the host reader: the same Table bit for bit, or the same error.
+
+The kernels run on Numba's CUDA simulator here (on the GPU under `make gpu`).
+Every span after the first (whose types the host infers) goes to the GPU;
+what the kernels decline the host parses, so these tests also count that the
+GPU did take spans where the data is plain.
+"""
+from __future__ import annotations
+
+import io
+import random
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from numba import cuda  # the simulator's where there is no GPU (the root conftest)
+
+import arrow_bridge
+import cuda_p2p
+from arrow_bridge.numbers.parse_floats import parse_float64
+from csvgen import assert_tables_identical, csv_cases, error_signature, outcome
+from cuda_p2p.executor import GPU, GpuExecutor
+from cuda_p2p.kernels import fields
+
+
+def _both(data: bytes, **options: Any):
+    host = outcome(lambda: arrow_bridge.read_csv(io.BytesIO(data), **options))
+    gpu = outcome(lambda: cuda_p2p.read_csv(io.BytesIO(data), gpu_share=1.0, **options))
+    return host, gpu
+
+
+def _assert_same(data: bytes, **options: Any) -> cuda_p2p.GpuTable:
+    (host, host_err), (gpu, gpu_err) = _both(data, **options)
+    if host_err is not None:
+        assert gpu_err is not None, f"host raised {host_err!r}, the GPU path returned a table"
+        assert error_signature(gpu_err) == error_signature(host_err)
+        return None
+    assert gpu_err is None, f"the GPU path raised {gpu_err!r}"
+    assert_tables_identical(gpu.to_arrow(), host)
+    return gpu
+
+
+def _plain_file(rows: int, seed: int = 0) -> bytes:
+    rng = random.Random(seed)
+    lines = ["id,price,name,day,flag,qty"]
+    for k in range(rows):
+        price = f"{rng.randint(-99999, 99999) / 100:.2f}"
+        day = f"{rng.randint(1992, 1998)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+        name = f'"Customer#{k:05d}, ""vip"""' if k % 7 == 0 else f"Customer#{k:05d}"
+        lines.append(f"{rng.randint(-2**40, 2**40)},{price},{name},{day},{'true' if k % 3 else 'false'},"
+                     f"{'' if k % 11 == 0 else k}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_plain_file_parsed_on_the_gpu_equals_the_host() -> None:
+    gpu = _assert_same(_plain_file(120), block_size=512)
+    assert gpu.stats.path == "gpu" and gpu.stats.spans_parsed_on_gpu >= 5
+
+
+@pytest.mark.parametrize("body", [
+    b'a,b\n1,"multi\nline"\n2,"x"\n3,"a\nb\nc"\n' * 8,  # quoted line breaks across chunk boundaries
+    b"a,b\r\n1,x\r\n2,y\r\n" * 20,  # CRLF
+    b"a,b\n1,x\n\n2,y\n" * 20,  # empty lines: the host takes those spans
+    b"a,b\n1,x\n2,y,z\n" * 20,  # a bad row: the same error as the host
+    b"a,b\n1,x\n2,y\n3",  # no final line break
+    b"a,b\n1,2020-02-29\n2,2021-02-29\n",  # not a date: a string column, as on the host
+    b"a\n1\n" + b"2\n" * 50 + b"x\n",  # a late value that widens the type
+    b"a,b\n" + b"1,NA\n" * 30 + b"2,null\n",  # null spellings
+    b"a\n" + b"9223372036854775807\n-9223372036854775808\n" * 10,  # int64 extremes
+    b"f\n" + b"0.1\n1e22\n1e23\n-0.0\n123456789012345678\n.5\n5.\n1e-400\ninf\n" * 4,  # Clinger and beyond
+])
+def test_edge_cases_match_the_host(body: bytes) -> None:
+    _assert_same(body, block_size=32)
+
+
+def test_explicit_types_and_usecols() -> None:
+    data = _plain_file(60, seed=3)
+    _assert_same(data, block_size=256, dtype={"id": "int64", "qty": "float64", "flag": "bool"},
+                 usecols=["id", "qty", "flag", "day"])
+    _assert_same(data, block_size=256, dtype={"qty": "int8"})  # out of int8's range: the host's error
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=csv_cases(max_rows=25), block_size=st.sampled_from([16, 64, 300]))
+def test_generated_files_match_the_host(case, block_size: int) -> None:
+    options: dict[str, Any] = dict(case.dialect.pandas_kwargs(), block_size=case.effective_block_size(block_size))
+    if not case.header:
+        options["header"] = None
+    if case.skip_rows:
+        options["skiprows"] = case.skip_rows
+    gpu = _assert_same(case.data, **options)
+    event("some spans parsed on the GPU" if gpu is not None and gpu.stats.spans_parsed_on_gpu else
+          "every span on the host")
+
+
+def test_a_share_of_the_spans() -> None:
+    data = _plain_file(200, seed=5)
+    host = arrow_bridge.read_csv(io.BytesIO(data), block_size=256)
+    gpu = GpuExecutor(arrow_bridge.executors.host.HostExecutor(), share=0.5)
+    table = arrow_bridge.read_csv(io.BytesIO(data), block_size=256, offload=[gpu])
+    assert_tables_identical(table, host)
+    assert 0 < gpu.parsed_on_gpu < gpu.spans_seen
+
+
+def _parse_floats(buf, starts, ends, ok, values):
+    i = cuda.grid(1)
+    if i < starts.shape[0]:
+        ok[i], values[i] = fields.parse_float(buf, starts[i], ends[i], 46)
+
+
+def test_float_kernel_takes_only_what_it_rounds_exactly() -> None:
+    from cuda_p2p import runtime
+
+    run = runtime.cuda().jit(_parse_floats)
+    rng = np.random.default_rng(7)
+    texts = [f"{x:.{rng.integers(0, 16)}g}" for x in rng.standard_normal(150) * 10.0 ** rng.integers(-30, 30, 150)]
+    texts += ["1e22", "1e23", "9007199254740993", "0.30000000000000004", "-0", "+1.5", "1.", ".1", "1e", "--1"]
+    buf = np.frombuffer(",".join(texts).encode(), dtype=np.uint8)
+    ends = np.cumsum([len(t) + 1 for t in texts]) - 1
+    starts = ends - np.array([len(t) for t in texts])
+
+    ok, values = np.zeros(len(texts), np.bool_), np.zeros(len(texts))
+    blocks, threads = runtime.launch_shape(len(texts))
+    d_ok, d_values = cuda.to_device(ok), cuda.to_device(values)
+    run[blocks, threads](cuda.to_device(buf), cuda.to_device(starts), cuda.to_device(ends), d_ok, d_values)
+    ok, values = d_ok.copy_to_host(), d_values.copy_to_host()
+    assert ok.sum() > 100  # most plain values are Clinger's exact case
+    for text, took, value, s, e in zip(texts, ok, values, starts, ends):
+        if took:
+            host_ok, host_value = parse_float64(buf, s, e, np.uint8(46))
+            assert host_ok and np.float64(host_value).view(np.int64) == np.float64(value).view(np.int64), text
+    assert not ok[texts.index("1e23")] and not ok[texts.index("9007199254740993")] and not ok[texts.index("1e")]
+
+
+def test_record_scan_with_quotes_across_chunks() -> None:
+    from cuda_p2p.kernels.records import scan_chunks
+
+    # chunk 0 opens a quote that chunk 1 closes; chunk 1's first LF is inside the quotes
+    starts_inside, first_record, total, open_quote = scan_chunks(
+        np.array([1, 1, 0]), np.array([1, 1, 2]), np.array([0, 1, 1]))
+    assert starts_inside.tolist() == [0, 1, 0] and first_record.tolist() == [0, 1, 2]
+    assert total == 4 and not open_quote
+
+
+def test_gpu_side_of_a_span_is_recorded() -> None:
+    data = _plain_file(40)
+    gpu = GpuExecutor(arrow_bridge.executors.host.HostExecutor())
+    from arrow_bridge.reader import CsvReader
+
+    del CsvReader
+    table = arrow_bridge.read_csv(io.BytesIO(data), block_size=256, offload=[gpu])
+    assert table.num_rows == 40 and gpu.parsed_on_gpu > 0 and GPU == "gpu"
+
+
+def test_schema_of_every_path_is_the_readers() -> None:
+    data = _plain_file(30)
+    expected = arrow_bridge.read_csv(io.BytesIO(data)).schema
+    for share in (0.0, 1.0):
+        assert cuda_p2p.read_csv(io.BytesIO(data), gpu_share=share, block_size=128).schema == expected
+    assert isinstance(expected, pa.Schema)
