@@ -1,6 +1,8 @@
 """A span parsed on the GPU: text in, the host fused kernel's outputs back.
 
-Steps, each a kernel over the whole span: record ends by a parallel scan of
+Steps, each a kernel over the whole span, after the text went to the GPU
+through pinned bounce buffers (GPUDirect Storage / cuFile is not used yet):
+record ends by a parallel scan of
 quote parity (:mod:`cuda_p2p.kernels.records`), then one thread per record
 converting its fields (:mod:`cuda_p2p.kernels.fields`), then the string
 bytes copied to their offsets and the validity and boolean flags packed
@@ -19,12 +21,14 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
+import numba as nb
 import numpy as np
 import pyarrow as pa
 
 from arrow_bridge.fast_path import FastPlan, FusedBuffers, fused_capacity
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fused import SKIP, STRING
+from arrow_bridge.numbers.parse_floats import parse_float64
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
     BYTES_SCANNED,
@@ -38,6 +42,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from cuda_p2p import runtime
+from cuda_p2p.transfer import PinnedStager
 
 CHUNK = 256  # bytes per thread in the record-boundary scan
 _LF = 10
@@ -91,7 +96,10 @@ class GpuSpanParser:
         from cuda_p2p.kernels import fields
 
         cuda = runtime.cuda()
-        text = cuda.to_device(buf)
+        text = cuda.device_array(len(buf), dtype=np.uint8)
+        stager = _text_stager()
+        stager.put_bytes(text, buf)
+        stager.finish()
         bounds = self._record_ends(cuda, text, len(buf))
         if bounds is None:
             return None
@@ -104,18 +112,24 @@ class GpuSpanParser:
             i64=(np.int64, (n_i64, cap)), i32=(np.int32, (n_i32, cap)), f64=(np.float64, (n_f64, cap)),
             flags=(np.uint8, (n_bits, cap)), valid=(np.uint8, (plan.ncols, cap)),
             str_start=(np.int64, (n_str, cap)), str_len=(np.int64, (n_str, cap)),
-            null_counts=(np.int64, (plan.ncols,)), status=(np.int32, (1,))).items()}
+            null_counts=(np.int64, (plan.ncols,)), host_floats=(np.int64, (max(rows * n_f64, 1), 4)),
+            host_floats_used=(np.int64, (1,)), status=(np.int32, (1,))).items()}
         rules, dialect = plan.rules, plan.dialect
         blocks, threads = runtime.launch_shape(rows)
         fields.parse_records[blocks, threads](
             text, ends, plan.ncols, dialect.delimiter, dialect.quote, d["kinds"], d["slots"], d["params"],
             rules.quoted_nulls, *d["nulls"], *d["trues"], *d["falses"], out["i64"], out["i32"], out["f64"],
-            out["flags"], out["valid"], out["str_start"], out["str_len"], out["null_counts"], out["status"])
+            out["flags"], out["valid"], out["str_start"], out["str_len"], out["null_counts"], out["host_floats"],
+            out["host_floats_used"], out["status"])
         if out["status"].copy_to_host()[0]:
+            return None
+        f64 = out["f64"].copy_to_host()
+        listed = int(out["host_floats_used"].copy_to_host()[0])
+        if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), f64, rules.decimal_point):
             return None
         offsets, data, stride, used = self._strings(cuda, text, out, rows, cap)
         return rows, lines, FusedBuffers(
-            out["i64"].copy_to_host(), out["i32"].copy_to_host(), out["f64"].copy_to_host(),
+            out["i64"].copy_to_host(), out["i32"].copy_to_host(), f64,
             _packed(cuda, out["flags"], cap), offsets, data, stride, used, _packed(cuda, out["valid"], cap),
             out["null_counts"].copy_to_host())
 
@@ -178,6 +192,35 @@ class GpuSpanParser:
                 counters[STRING_BYTES] += int(out.data_used[c.slot])
             elif c.kind in _COUNTER_OF_KIND:
                 counters[_COUNTER_OF_KIND[c.kind]] += rows - nulls
+
+
+@nb.njit(nogil=True, cache=True)
+def round_on_host(buf: np.ndarray, listed: np.ndarray, f64: np.ndarray, decimal_point: np.uint8) -> bool:
+    """Rounds the floats the GPU listed as ``(slot, row, start, end)`` with the
+    host's own parser into ``f64``; False when one is not a float after all.
+
+    >>> text = np.frombuffer(b"0.30000000000000004", dtype=np.uint8)
+    >>> values = np.zeros((1, 1))
+    >>> round_on_host(text, np.array([[0, 0, 0, 19]]), values, np.uint8(46)), float(values[0, 0]) == 0.30000000000000004
+    (True, True)
+    """
+    for k in range(listed.shape[0]):
+        ok, value = parse_float64(buf, listed[k, 2], listed[k, 3], decimal_point)
+        if not ok:
+            return False
+        f64[listed[k, 0], listed[k, 1]] = value
+    return True
+
+
+_stager: Optional[PinnedStager] = None
+
+
+def _text_stager() -> PinnedStager:
+    """The pinned bounce buffers span text goes to the GPU through (used under ``_GPU_TURN``)."""
+    global _stager
+    if _stager is None:
+        _stager = PinnedStager()
+    return _stager
 
 
 def _packed(cuda: Any, flags: Any, cap: int) -> np.ndarray:

@@ -7,10 +7,12 @@ line policy: the host decides). So every accepted value must be the host's
 value; anything unusual is declined:
 
 * ints: ``-?digits`` within the type's range (no blanks, ``+``, hex);
-* floats: ``[+-]?digits[.digits][(e|E)[+-]?digits]`` whose significand fits
-  2**53 and whose power of ten is within 10**±22 (Clinger's exact case:
-  one IEEE multiply or divide of two exact numbers is correctly rounded, on
-  the GPU as on the CPU); longer or larger values, ``inf``/``nan``, decline;
+* floats: ``[+-]?digits[.digits][(e|E)[+-]?digits]`` with at most 15
+  significant digits and a power of ten within 10**±22 are rounded here
+  (Clinger's exact case: one IEEE multiply or divide of two exact numbers is
+  correctly rounded, on the GPU as on the CPU); other text of that grammar is
+  listed for the host's own parser to round (those fields only);
+  ``inf``/``nan`` decline;
 * dates: ``YYYY-MM-DD``, a real calendar day;
 * booleans and nulls: the read's spelling sets, byte for byte;
 * strings: ASCII fields, doubled quotes unescaped (non-ASCII bytes decline
@@ -83,9 +85,15 @@ def parse_int(buf, s, e, bits):
     return True, -value if negative else value
 
 
+NOT_A_FLOAT = 0  # outside the grammar (or a spelling the GPU leaves to the host): decline the span
+EXACT = 1  # the value, rounded exactly
+ROUND_ON_HOST = 2  # a float, but not Clinger's case: the host's parser rounds this field
+
+
 @cuda.jit(device=True)
 def parse_float(buf, s, e, decimal_point):
-    """``(ok, value)``: Clinger's exact case of the float grammar, else not ok."""
+    """``(state, value)``: EXACT with Clinger's exactly rounded value,
+    ROUND_ON_HOST for other text of the grammar, NOT_A_FLOAT otherwise."""
     i = s
     negative = False
     if i < e and (buf[i] == 45 or buf[i] == 43):
@@ -98,7 +106,10 @@ def parse_float(buf, s, e, decimal_point):
     while i < e and 48 <= buf[i] <= 57:
         if w or buf[i] != 48:
             digits += 1
-            w = w * 10 + digit(buf, i)
+            if digits <= 15:
+                w = w * 10 + digit(buf, i)
+            else:
+                q += 1  # digits past the 15th only count (the host rounds such values)
         seen += 1
         i += 1
     if i < e and buf[i] == decimal_point:
@@ -106,35 +117,44 @@ def parse_float(buf, s, e, decimal_point):
         while i < e and 48 <= buf[i] <= 57:
             if w or buf[i] != 48:
                 digits += 1
-                w = w * 10 + digit(buf, i)
-            q -= 1
+                if digits <= 15:
+                    w = w * 10 + digit(buf, i)
+                    q -= 1
+            else:
+                q -= 1
             seen += 1
             i += 1
-    if seen == 0 or digits > 15:
-        return False, 0.0
+    if seen == 0:
+        return NOT_A_FLOAT, 0.0
+    long_exponent = False
     if i < e and (buf[i] == 101 or buf[i] == 69):
         i += 1
         exp_negative = False
         if i < e and (buf[i] == 45 or buf[i] == 43):
             exp_negative = buf[i] == 45
             i += 1
-        if i >= e or e - i > 4:
-            return False, 0.0
+        if i >= e:
+            return NOT_A_FLOAT, 0.0
         x = 0
         while i < e:
             if buf[i] < 48 or buf[i] > 57:
-                return False, 0.0
-            x = x * 10 + digit(buf, i)
+                return NOT_A_FLOAT, 0.0
+            if x < 100000:
+                x = x * 10 + digit(buf, i)
+            else:
+                long_exponent = True
             i += 1
         q += -x if exp_negative else x
-    if i != e or w >= _MAX_EXACT:
-        return False, 0.0
+    if i != e:
+        return NOT_A_FLOAT, 0.0
+    if digits > 15 or long_exponent:
+        return ROUND_ON_HOST, 0.0
     value = float(w)
     if w != 0:
         if q < -22 or q > 22:
-            return False, 0.0
+            return ROUND_ON_HOST, 0.0
         value = value * _POW10[q] if q >= 0 else value / _POW10[-q]
-    return True, -value if negative else value
+    return EXACT, -value if negative else value
 
 
 @cuda.jit(device=True)
@@ -170,9 +190,12 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
                   null_data, null_offsets, null_first, null_empty,
                   true_data, true_offsets, true_first, true_empty,
                   false_data, false_offsets, false_first, false_empty,
-                  i64, i32, f64, flags, valid, str_start, str_len, null_counts, status):
+                  i64, i32, f64, flags, valid, str_start, str_len, null_counts, host_floats, host_floats_used,
+                  status):
     """Record ``r`` (ending at ``ends[r]``) into row ``r`` of the outputs;
-    ``status[0] = GIVE_UP`` when the span must go to the host."""
+    ``status[0] = GIVE_UP`` when the span must go to the host. Floats the
+    host must round are listed in ``host_floats`` as (slot, row, start, end),
+    ``host_floats_used[0]`` of them (more than it holds: the span goes to the host)."""
     r = cuda.grid(1)
     if r >= ends.shape[0]:
         return
@@ -253,8 +276,16 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
             ok, v = parse_int(buf, s, e, params[j, 0])
             i64[slot, r] = v
         elif kind == FLOAT:
-            ok, x = parse_float(buf, s, e, params[j, 0])
+            state, x = parse_float(buf, s, e, params[j, 0])
             f64[slot, r] = x
+            ok = state != NOT_A_FLOAT
+            if state == ROUND_ON_HOST:
+                k = cuda.atomic.add(host_floats_used, 0, 1)
+                if k < host_floats.shape[0]:
+                    host_floats[k, 0] = slot
+                    host_floats[k, 1] = r
+                    host_floats[k, 2] = s
+                    host_floats[k, 3] = e
         elif kind == DATE:
             ok, days = parse_date(buf, s, e)
             i32[slot, r] = days
