@@ -7,9 +7,6 @@ zeroed bitmap viewed as ``uint32`` words (the width CUDA's atomics take).
 import numpy as np
 from numba import cuda
 
-_ONE = np.uint32(1)
-
-
 @cuda.jit
 def or_bits(src, src_bit, count, dst_words, dst_bit):
     """Sets bit ``dst_bit + i`` of ``dst_words`` where bit ``src_bit + i`` of ``src`` is set, ``i < count``."""
@@ -18,7 +15,7 @@ def or_bits(src, src_bit, count, dst_words, dst_bit):
         s = src_bit + i
         if (src[s >> 3] >> (s & 7)) & 1:
             d = dst_bit + i
-            cuda.atomic.or_(dst_words, d >> 5, _ONE << np.uint32(d & 31))
+            cuda.atomic.or_(dst_words, d >> 5, np.uint32(1 << (d & 31)))
 
 
 @cuda.jit
@@ -27,7 +24,7 @@ def set_bits(dst_words, dst_bit, count):
     i = cuda.grid(1)
     if i < count:
         d = dst_bit + i
-        cuda.atomic.or_(dst_words, d >> 5, _ONE << np.uint32(d & 31))
+        cuda.atomic.or_(dst_words, d >> 5, np.uint32(1 << (d & 31)))
 
 
 @cuda.jit
