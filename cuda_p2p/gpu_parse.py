@@ -18,7 +18,6 @@ returns None and the host parses it.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, Optional
 
 import numba as nb
@@ -46,9 +45,6 @@ from cuda_p2p.transfer import PinnedStager
 
 CHUNK = 256  # bytes per thread in the record-boundary scan
 _LF = 10
-# One span on the GPU at a time: its kernels fill the device between them, and
-# Numba's simulator runs no two kernels at once.
-_GPU_TURN = threading.Lock()
 
 
 def gpu_kinds() -> set[int]:
@@ -83,7 +79,7 @@ class GpuSpanParser:
         """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
         if len(buf) == 0 or buf[-1] != _LF:
             return None
-        with _GPU_TURN:
+        with runtime.KERNEL_TURN:
             parsed = self._parse(buf)
         if parsed is None:
             return None
@@ -216,7 +212,7 @@ _stager: Optional[PinnedStager] = None
 
 
 def _text_stager() -> PinnedStager:
-    """The pinned bounce buffers span text goes to the GPU through (used under ``_GPU_TURN``)."""
+    """The pinned bounce buffers span text goes to the GPU through (used under ``runtime.KERNEL_TURN``)."""
     global _stager
     if _stager is None:
         _stager = PinnedStager()

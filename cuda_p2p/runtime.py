@@ -16,10 +16,16 @@ from __future__ import annotations
 import ctypes.util
 import functools
 import os
+import threading
 from types import ModuleType
 from typing import Any, Optional
 
 import numpy as np
+
+
+#: Held while kernels are launched: a GPU-parsed span's kernels fill the device
+#: between them, and Numba's simulator runs no two kernels at once.
+KERNEL_TURN = threading.Lock()
 
 
 class GpuUnavailable(RuntimeError):

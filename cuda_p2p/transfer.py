@@ -172,10 +172,11 @@ def _launch_bits(dst: Any, row: int, count: int, src: Any = None, src_bit: int =
         return
     words = dst.view(np.uint32)
     blocks, threads = runtime.launch_shape(count)
-    if src is None:
-        bits.set_bits[blocks, threads, stream](words, row, count)
-    else:
-        bits.or_bits[blocks, threads, stream](src, src_bit, count, words, row)
+    with runtime.KERNEL_TURN:
+        if src is None:
+            bits.set_bits[blocks, threads, stream](words, row, count)
+        else:
+            bits.or_bits[blocks, threads, stream](src, src_bit, count, words, row)
 
 
 def _string_extent(chunk: pa.Array) -> tuple[int, int]:

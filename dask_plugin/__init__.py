@@ -16,6 +16,8 @@
 
 * :func:`read_csv` — a ``dask.dataframe.DataFrame`` whose partitions read
   exact record-aligned byte ranges (see ``docs/dask.md``);
+* :func:`gpu_tables` — the same partitions as ``cuda_p2p.GpuTable`` s in the
+  workers' GPU memory (``read_csv(..., destination="gpu")`` for cudf partitions);
 * :func:`job_report` — the device Reports of the partitions computed in a block,
   with the partitions a lost worker made ``distributed`` retry
   (:mod:`dask_plugin.attempts`);
@@ -23,8 +25,8 @@
 * :class:`~dask_plugin.backend.NdpBackendEntrypoint` — ``dataframe.backend: ndp``
   makes ``dd.read_csv`` use this reader.
 """
-from dask_plugin.core import read_csv
+from dask_plugin.core import gpu_tables, read_csv
 from dask_plugin.devices import DevicePlugin, DeviceSpec, install_devices
 from dask_plugin.reports import JobReport, job_report
 
-__all__ = ["read_csv", "job_report", "JobReport", "install_devices", "DevicePlugin", "DeviceSpec"]
+__all__ = ["read_csv", "gpu_tables", "job_report", "JobReport", "install_devices", "DevicePlugin", "DeviceSpec"]

@@ -19,6 +19,7 @@ Steps, all on the client when ``read_csv`` is called:
 """
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -47,6 +48,8 @@ from dask_plugin.io import CsvPartReader, Part
 #: ``dtype_backend`` values of the partitions: those of :func:`arrow_bridge.api.to_pandas`
 #: that the Dask reader documents and tests.
 DTYPE_BACKENDS = ("pyarrow", "numpy")
+#: Where partitions live: host memory (pandas) or GPU memory (cudf, through cuda_p2p).
+DESTINATIONS = ("host", "gpu")
 DEFAULT_BLOCKSIZE = "64MiB"
 DEFAULT_SAMPLE = 256_000
 #: Range summaries (for cuts probing did not settle) run as Dask tasks above this many bytes.
@@ -89,6 +92,7 @@ def read_csv(
     page_size: Optional[int] = None,
     storage_options: Optional[Mapping[str, Any]] = None,
     compression: Optional[str] = "infer",
+    destination: str = "host",
     **options: Any,
 ):
     """Reads CSV files into a Dask DataFrame, one partition per block of each file.
@@ -125,6 +129,12 @@ def read_csv(
     ``"dynamic"`` (see ``docs/dask.md``). Capture the device Reports with
     :func:`dask_plugin.job_report`.
 
+    ``destination="gpu"``: partitions are ``cudf.DataFrame`` s in the GPU
+    memory of the worker that reads them (needs dask_cudf); each is read by
+    ``cuda_p2p.read_csv`` (so ``gpu_share=`` parses spans on the GPU, and a
+    ``device`` is modeled with NVMe P2P). Without cudf, :func:`gpu_tables`
+    gives the same partitions as ``cuda_p2p.GpuTable`` s (CuPy, DLPack).
+
     Malformed rows raise ``arrow_bridge.CsvParseError`` on ``compute()``,
     naming the file, its line and byte offset.
 
@@ -141,6 +151,70 @@ def read_csv(
     """
     import dask.dataframe as dd
 
+    if destination not in DESTINATIONS:
+        raise ValueError(f"destination must be one of {DESTINATIONS}, got {destination!r}")
+    if destination == "gpu":
+        try:
+            importlib.import_module("dask_cudf")  # registers the cudf DataFrame backend with Dask
+        except ImportError as e:
+            raise RuntimeError("destination='gpu' makes cudf partitions and needs dask_cudf (RAPIDS); without it "
+                               "dask_plugin.gpu_tables(...) gives each partition as a cuda_p2p.GpuTable") from e
+    func, parts, meta = _partition_plan(urlpath, blocksize=blocksize, include_path_column=include_path_column,
+                                        device=device, split=split, dtype_backend=dtype_backend, sample=sample,
+                                        page_size=page_size, storage_options=storage_options,
+                                        compression=compression, destination=destination, options=options)
+    if destination == "gpu":
+        import cudf
+
+        meta = cudf.DataFrame.from_arrow(func.schema.empty_table())
+    return dd.from_map(func, parts, meta=meta, divisions=None, label="read-csv-ndp", enforce_metadata=False)
+
+
+def gpu_tables(urlpath: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], **kwargs: Any) -> list:
+    """The partitions :func:`read_csv` would make, each as a ``dask.delayed``
+    ``cuda_p2p.GpuTable`` read into the GPU memory of the worker that computes
+    it (same keywords as :func:`read_csv`, plus ``gpu_share=``). For GPU
+    pipelines without cudf: map CuPy work over the tables, keep them on the
+    workers with ``client.persist``.
+
+    >>> import dask_plugin, os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "x.csv"), "w") as f:
+    ...     _ = f.write("a\\n" + "".join(f"{i}\\n" for i in range(2000)))
+    >>> parts = dask_plugin.gpu_tables(os.path.join(folder, "x.csv"), blocksize="4KiB")
+    >>> len(parts)
+    3
+    """
+    from dask import delayed
+
+    func, parts, _ = _partition_plan(urlpath, destination="gpu", **_plan_keywords(kwargs))
+    return [delayed(func.gpu_table, pure=True)(part, dask_key_name=f"gpu-table-{func.read_id}-{part.index}")
+            for part in parts]
+
+
+def _plan_keywords(kwargs: dict) -> dict:
+    """:func:`read_csv`'s keywords split into :func:`_partition_plan`'s own and the reader options."""
+    own = ("blocksize", "include_path_column", "device", "split", "dtype_backend", "sample", "page_size",
+           "storage_options", "compression")
+    defaults = dict(blocksize=DEFAULT_BLOCKSIZE, include_path_column=False, device=None, split="host",
+                    dtype_backend="pyarrow", sample=DEFAULT_SAMPLE, page_size=None, storage_options=None,
+                    compression="infer")
+    planned = {key: kwargs.pop(key, defaults[key]) for key in own}
+    return dict(planned, options=kwargs)
+
+
+def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_path_column: Union[bool, str],
+                    device: DeviceLike, split: str, dtype_backend: str, sample: Union[int, str],
+                    page_size: Optional[int], storage_options: Optional[Mapping[str, Any]],
+                    compression: Optional[str], destination: str, options: dict
+                    ) -> tuple[CsvPartReader, list[Part], pd.DataFrame]:
+    """The per-partition reader, the parts and the pandas meta of a read (graph building)."""
+    options = dict(options)
+    gpu_share = float(options.pop("gpu_share", 0.0))
+    if gpu_share and destination != "gpu":
+        raise ValueError("gpu_share= parses spans on the GPU: pass destination='gpu' (or use gpu_tables)")
+    if destination == "gpu" and include_path_column:
+        raise NotImplementedError("include_path_column with destination='gpu'")
     assume_missing = bool(options.pop("assume_missing", False))
     reader_options = _reader_options(options)
     if dtype_backend not in DTYPE_BACKENDS:
@@ -161,11 +235,11 @@ def read_csv(
     parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
     read_id = _tokenize("ndp-read-csv", [(f.path, f.size) for f in files], reader_options, block, page,
-                        str(schema), dtype_backend, path_column, spec, split, storage_options)
+                        str(schema), dtype_backend, path_column, spec, split, storage_options, destination, gpu_share)
     func = CsvPartReader(names, schema, _data_options(reader_options), reader_options, frozenset(user_typed),
-                         dtype_backend, path_column, paths, spec, split, read_id, storage_options)
-    meta = _meta(schema, dtype_backend, path_column, paths)
-    return dd.from_map(func, parts, meta=meta, divisions=None, label="read-csv-ndp", enforce_metadata=False)
+                         dtype_backend, path_column, paths, spec, split, read_id, storage_options, destination,
+                         gpu_share)
+    return func, parts, _meta(schema, dtype_backend, path_column, paths)
 
 
 # ---- options -----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextvars
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -61,8 +61,12 @@ class CsvPartReader:
     split: str = "host"
     read_id: str = ""
     storage_options: dict = field(default_factory=dict)
+    destination: str = "host"  # "gpu": partitions in GPU memory (cuda_p2p), as cudf DataFrames
+    gpu_share: float = 0.0  # of the spans, parsed on the GPU (destination "gpu")
 
-    def __call__(self, part: Part, columns: Optional[Sequence[str]] = None) -> pd.DataFrame:
+    def __call__(self, part: Part, columns: Optional[Sequence[str]] = None) -> Any:
+        if self.destination == "gpu":
+            return self.gpu_table(part, columns).to_cudf()
         wanted = list(self.schema.names) if columns is None else [c for c in columns if c != self.path_column]
         # Only the path column asked for: read one column anyway, for the row count.
         read_cols = wanted or list(self.schema.names[:1])
@@ -79,9 +83,17 @@ class CsvPartReader:
         # user_typed from the files' headers and the options, paths from the files).
         return ("CsvPartReader", self.read_id)
 
+    def gpu_table(self, part: Part, columns: Optional[Sequence[str]] = None) -> Any:
+        """The part as a ``cuda_p2p.GpuTable`` in this worker's GPU memory."""
+        import cuda_p2p
+
+        return self._read(part, list(self.schema.names) if columns is None else list(columns),
+                          reader=cuda_p2p.read_csv, gpu_share=self.gpu_share)
+
     # ---- reading ---------------------------------------------------------------------------
-    def _read(self, part: Part, columns: list[str]) -> pa.Table:
-        kwargs = dict(self.whole_file_options if part.start is None else self.options)
+    def _read(self, part: Part, columns: list[str], reader: Callable[..., Any] = arrow_bridge.read_csv,
+              **extra: Any) -> Any:
+        kwargs = dict(self.whole_file_options if part.start is None else self.options, **extra)
         kwargs["usecols"] = columns
         kwargs["dtype"] = {name: self.schema.field(name).type for name in columns}
         if part.start is not None:
@@ -90,7 +102,7 @@ class CsvPartReader:
             kwargs.update(device=device_for(self.device), split=self.split)
         kwargs["storage_options"] = self.storage_options
         try:
-            table, reports = _read_collecting(part.path, kwargs)
+            table, reports = _read_collecting(reader, part.path, kwargs)
         except CsvParseError as err:
             raise self._explain(err) from None
         if reports:
@@ -107,17 +119,17 @@ class CsvPartReader:
         return CsvParseError(err.path, err.line, err.column, err.byte_offset, err.reason + hint)
 
 
-def _read_collecting(source: Any, kwargs: dict) -> tuple[pa.Table, list]:
-    """``arrow_bridge.read_csv`` and the Reports it recorded.
+def _read_collecting(reader: Callable[..., Any], source: Any, kwargs: dict) -> tuple[Any, list]:
+    """``reader(source, **kwargs)`` (``arrow_bridge.read_csv`` or ``cuda_p2p.read_csv``) and the Reports it recorded.
 
     Runs in a fresh ``contextvars`` context: with the synchronous scheduler
     the task runs in the caller's thread, whose own ``collect()`` blocks must
     not get the partition's Report directly as well as inside the job Report.
     """
-    return contextvars.Context().run(_read_and_collect, source, kwargs)
+    return contextvars.Context().run(_read_and_collect, reader, source, kwargs)
 
 
-def _read_and_collect(source: Any, kwargs: dict) -> tuple[pa.Table, list]:
+def _read_and_collect(reader: Callable[..., Any], source: Any, kwargs: dict) -> tuple[Any, list]:
     with collect() as collector:
-        table = arrow_bridge.read_csv(source, **kwargs)
+        table = reader(source, **kwargs)
     return table, list(collector.reports)

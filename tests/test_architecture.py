@@ -1,9 +1,9 @@
 """The packages' import structure, checked from the source with ``ast`` so it stays as documented.
 
 * No import cycles between the modules of the five packages.
-* Layers point down only: ``ndp_core <- device_emulator <- arrow_bridge <- dask_plugin, cuda_p2p``.
+* Layers point down only: ``ndp_core <- device_emulator <- arrow_bridge <- cuda_p2p <- dask_plugin``.
   A package imports its own modules and those of lower layers, never a higher
-  or a same-layer one (``dask_plugin`` and ``cuda_p2p`` do not import each other).
+  or a same-layer one. ``dask_plugin`` sits above ``cuda_p2p``: its partitions can live in GPU memory.
 * No single-letter import aliases (``import x.y as K``), in packages, tests and benchmarks.
 * No private name (``_name``, not ``__dunder__``) taken from another module of the
   packages, by import or by attribute (``module._name``); shared helpers belong in an
@@ -43,7 +43,7 @@ else:  # pragma: no cover - Python 3.10
 ROOT = Path(__file__).resolve().parents[1]
 
 # Layer of each top-level package: a package may import only packages of a lower layer.
-LAYERS = {"ndp_core": 0, "device_emulator": 1, "arrow_bridge": 2, "dask_plugin": 3, "cuda_p2p": 3}
+LAYERS = {"ndp_core": 0, "device_emulator": 1, "arrow_bridge": 2, "cuda_p2p": 3, "dask_plugin": 4}
 PACKAGES = tuple(LAYERS)
 # Trees whose imports are checked for single-letter aliases besides the packages.
 OTHER_CODE = ("tests", "benchmarks")
@@ -382,8 +382,8 @@ def test_no_import_cycles(codebase):
 def test_layers_point_down(codebase):
     problems = layer_violations(codebase, LAYERS)
     if problems:
-        pytest.fail("imports against the layers (ndp_core <- device_emulator <- arrow_bridge <- dask_plugin, "
-                    "cuda_p2p):\n" + "\n".join(problems), pytrace=False)
+        pytest.fail("imports against the layers (ndp_core <- device_emulator <- arrow_bridge <- cuda_p2p <- "
+                    "dask_plugin):\n" + "\n".join(problems), pytrace=False)
 
 
 def test_no_private_names_across_modules(codebase):
