@@ -100,9 +100,11 @@ class GpuColumn:
                                  "use to_cupy(nulls='nan' | 'fill' | 'mask')")
         return runtime.array_interface(values)
 
-    def __dlpack__(self, stream: Any = None) -> Any:
-        """A DLPack capsule of the values (through CuPy; same rule as ``__cuda_array_interface__``)."""
-        return self._cupy_module("__dlpack__").asarray(self).__dlpack__(stream=stream)
+    def __dlpack__(self, stream: Any = None, **protocol: Any) -> Any:
+        """A DLPack capsule of the values (through CuPy; same rule as
+        ``__cuda_array_interface__``); newer protocol keywords (``max_version``,
+        ...) go to CuPy as given."""
+        return self._cupy_module("__dlpack__").asarray(self).__dlpack__(stream=stream, **protocol)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._cupy_module("__dlpack_device__").asarray(self).__dlpack_device__()

@@ -49,7 +49,8 @@ _LF = 10
 
 def gpu_kinds() -> set[int]:
     """Column kinds the GPU kernels convert (others send the span to the host)."""
-    return {columns.NULL, columns.SIGNED, columns.FLOAT, columns.BOOL, columns.DATE, SKIP, STRING}
+    return {columns.NULL, columns.SIGNED, columns.FLOAT, columns.BOOL, columns.DATE, columns.TIMESTAMP, SKIP,
+            STRING}
 
 
 def supports(plan: FastPlan) -> bool:
@@ -64,7 +65,8 @@ def supports(plan: FastPlan) -> bool:
 
 
 _COUNTER_OF_KIND = {columns.SIGNED: INTS_CONVERTED, columns.FLOAT: FLOATS_CONVERTED,
-                    columns.BOOL: BOOLS_CONVERTED, columns.DATE: TEMPORALS_CONVERTED}
+                    columns.BOOL: BOOLS_CONVERTED, columns.DATE: TEMPORALS_CONVERTED,
+                    columns.TIMESTAMP: TEMPORALS_CONVERTED}
 
 
 class GpuSpanParser:
@@ -137,14 +139,14 @@ class GpuSpanParser:
         counts = [cuda.device_array(chunks, dtype=np.int64) for _ in range(4)]
         blocks, threads = runtime.launch_shape(chunks)
         records.chunk_counts[blocks, threads](text, CHUNK, self.plan.dialect.quote, *counts)
-        quotes, outside, inside, feeds = (c.copy_to_host() for c in counts)
+        quotes, outside, inside, breaks = (c.copy_to_host() for c in counts)
         starts_inside, first_record, total, open_quote = records.scan_chunks(quotes, outside, inside)
         if open_quote or total == 0:
             return None
         ends = cuda.device_array(total, dtype=np.int64)
         records.record_ends[blocks, threads](text, CHUNK, self.plan.dialect.quote, cuda.to_device(starts_inside),
                                              cuda.to_device(first_record), ends)
-        return ends, int(feeds.sum())
+        return ends, int(breaks.sum())
 
     def _strings(self, cuda: Any, text: Any, out: dict, rows: int, cap: int
                  ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:

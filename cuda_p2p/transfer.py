@@ -115,12 +115,12 @@ def _column_to_gpu(column: pa.ChunkedArray, stager: PinnedStager) -> GpuColumn:
     if width == 0:  # booleans: a bitmap
         out.values = _zeroed_bitmap(cuda, n)
     elif width is not None:
-        out.values = cuda.device_array(n * width, dtype=np.uint8)
+        out.values = _device_bytes(cuda, n * width)
     else:
         large = pa.types.is_large_string(type_) or pa.types.is_large_binary(type_)
         out.offsets = cuda.device_array(n + 1, dtype=np.int64 if large else np.int32)
         data_bytes = sum(_string_extent(chunk)[1] - _string_extent(chunk)[0] for chunk in column.chunks)
-        out.data = cuda.device_array(max(data_bytes, 1), dtype=np.uint8)[:data_bytes]
+        out.data = _device_bytes(cuda, data_bytes)
         if n == 0:
             stager.put_bytes(out.offsets.view(np.uint8), np.zeros(1, dtype=out.offsets.dtype))
     row, data_at = 0, 0
@@ -136,6 +136,11 @@ def _column_to_gpu(column: pa.ChunkedArray, stager: PinnedStager) -> GpuColumn:
             data_at = _place_strings(chunk, out, row, data_at, stager)
         row += len(chunk)
     return out
+
+
+def _device_bytes(cuda: Any, n: int) -> Any:
+    """``n`` bytes of GPU memory (a view of one byte when ``n`` is 0: no empty allocations)."""
+    return cuda.device_array(max(n, 1), dtype=np.uint8)[:n]
 
 
 def _zeroed_bitmap(cuda: Any, n: int) -> Any:

@@ -13,7 +13,9 @@ value; anything unusual is declined:
   correctly rounded, on the GPU as on the CPU); other text of that grammar is
   listed for the host's own parser to round (those fields only);
   ``inf``/``nan`` decline;
-* dates: ``YYYY-MM-DD``, a real calendar day;
+* dates: ``YYYY-MM-DD``, a real calendar day; timestamps without a time
+  zone: ``YYYY-MM-DD`` or ``YYYY-MM-DD[ T]hh:mm:ss`` (fractions, zones,
+  shorter clocks decline);
 * booleans and nulls: the read's spelling sets, byte for byte;
 * strings: ASCII fields, doubled quotes unescaped (non-ASCII bytes decline
   when UTF-8 is checked);
@@ -29,7 +31,7 @@ from numba import cuda
 from arrow_bridge.numbers.parse_dates import days_from_civil
 
 # Field kinds: the host converters' codes (arrow_bridge.kernels.columns / fused).
-from arrow_bridge.kernels.columns import BOOL, DATE, FLOAT, SIGNED
+from arrow_bridge.kernels.columns import BOOL, DATE, FLOAT, SIGNED, TIMESTAMP
 from arrow_bridge.kernels.fused import SKIP, STRING
 
 GIVE_UP = 1  # the status word a declining thread sets
@@ -185,6 +187,41 @@ def parse_date(buf, s, e):
     return True, _days(y, m, d)
 
 
+@cuda.jit(device=True)
+def two_digits(buf, i):
+    """The number ``buf[i:i + 2]`` spells, or -1."""
+    d0 = digit(buf, i)
+    d1 = digit(buf, i + 1)
+    if d0 < 0 or d0 > 9 or d1 < 0 or d1 > 9:
+        return -1
+    return d0 * 10 + d1
+
+
+@cuda.jit(device=True)
+def parse_timestamp(buf, s, e, zoned, per_second):
+    """``(ok, value in 1/per_second s)`` for ``YYYY-MM-DD`` or ``YYYY-MM-DD[ T]hh:mm:ss``
+    in a column without a time zone (fractions, zones and shorter clocks: the host)."""
+    n = e - s
+    if zoned or (n != 10 and n != 19):
+        return False, 0
+    ok, days = parse_date(buf, s, s + 10)
+    if not ok:
+        return False, 0
+    secs = days * 86400
+    if n == 19:
+        if (buf[s + 10] != 32 and buf[s + 10] != 84) or buf[s + 13] != 58 or buf[s + 16] != 58:
+            return False, 0
+        h = two_digits(buf, s + 11)
+        mi = two_digits(buf, s + 14)
+        sec = two_digits(buf, s + 17)
+        if h < 0 or h > 23 or mi < 0 or mi > 59 or sec < 0 or sec > 59:
+            return False, 0
+        secs += h * 3600 + mi * 60 + sec
+    if per_second == 1_000_000_000 and (secs > 9223372036 or secs < -9223372036):  # int64 nanoseconds
+        return False, 0
+    return True, secs * per_second
+
+
 @cuda.jit
 def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_nulls,
                   null_data, null_offsets, null_first, null_empty,
@@ -289,6 +326,9 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
         elif kind == DATE:
             ok, days = parse_date(buf, s, e)
             i32[slot, r] = days
+        elif kind == TIMESTAMP:
+            ok, t = parse_timestamp(buf, s, e, params[j, 1], params[j, 2])
+            i64[slot, r] = t
         elif kind == BOOL:
             if spelled(buf, s, e, true_data, true_offsets, true_first, true_empty):
                 flags[slot, r] = 1

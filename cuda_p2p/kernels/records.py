@@ -13,11 +13,13 @@ import numpy as np
 from numba import cuda
 
 LF = 10
+CR = 13
 
 
 @cuda.jit
-def chunk_counts(buf, chunk, quote, quotes, ends_outside, ends_inside, line_feeds):
-    """Per chunk: quote bytes, record ends if it starts outside / inside quotes, and all LFs."""
+def chunk_counts(buf, chunk, quote, quotes, ends_outside, ends_inside, line_breaks):
+    """Per chunk: quote bytes, record ends if it starts outside / inside quotes, and line
+    breaks as the host counts them (LF, CR LF, a lone CR)."""
     t = cuda.grid(1)
     start = t * chunk
     if start >= buf.shape[0]:
@@ -26,21 +28,23 @@ def chunk_counts(buf, chunk, quote, quotes, ends_outside, ends_inside, line_feed
     q = 0
     outside = 0
     inside = 0
-    feeds = 0
+    breaks = 0
     for i in range(start, stop):
         c = buf[i]
         if c == quote:
             q += 1
         elif c == LF:
-            feeds += 1
+            breaks += 1
             if q & 1:
                 inside += 1
             else:
                 outside += 1
+        elif c == CR and (i + 1 == buf.shape[0] or buf[i + 1] != LF):
+            breaks += 1  # a lone CR (inside quotes: the record parser declines others) is a line too
     quotes[t] = q
     ends_outside[t] = outside
     ends_inside[t] = inside
-    line_feeds[t] = feeds
+    line_breaks[t] = breaks
 
 
 @cuda.jit

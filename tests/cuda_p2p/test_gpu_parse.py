@@ -65,8 +65,10 @@ def test_plain_file_parsed_on_the_gpu_equals_the_host() -> None:
     b"a,b\r\n1,x\r\n2,y\r\n" * 20,  # CRLF
     b"a,b\n1,x\n\n2,y\n" * 20,  # empty lines: the host takes those spans
     b"a,b\n1,x\n2,y,z\n" * 20,  # a bad row: the same error as the host
+    b'a,b\n' + b'1,"x\ry\r\nz"\n' * 20 + b"2,x,z\n",  # line breaks inside quotes count for later lines
     b"a,b\n1,x\n2,y\n3",  # no final line break
     b"a,b\n1,2020-02-29\n2,2021-02-29\n",  # not a date: a string column, as on the host
+    b"t\n" + b"2020-01-01 10:11:12\n1969-12-31T23:59:59\n2021-06-01\n" * 12 + b"2021-06-01 10:00\n",  # timestamps
     b"a\n1\n" + b"2\n" * 50 + b"x\n",  # a late value that widens the type
     b"a,b\n" + b"1,NA\n" * 30 + b"2,null\n",  # null spellings
     b"a\n" + b"9223372036854775807\n-9223372036854775808\n" * 10,  # int64 extremes
@@ -172,3 +174,12 @@ def test_schema_of_every_path_is_the_readers() -> None:
     for share in (0.0, 1.0):
         assert cuda_p2p.read_csv(io.BytesIO(data), gpu_share=share, block_size=128).schema == expected
     assert isinstance(expected, pa.Schema)
+
+
+@pytest.mark.parametrize("unit, tz", [("s", None), ("ms", None), ("ns", None), ("us", "UTC")])
+def test_timestamps_at_every_unit(unit: str, tz) -> None:
+    data = b"t\n" + b"".join(b"20%02d-0%d-1%d %02d:%02d:%02d\n" % (k, k % 9 + 1, k % 9, k % 24, k % 60, (7 * k) % 60)
+                             for k in range(80))
+    gpu = _assert_same(data, block_size=256, dtype={"t": pa.timestamp(unit, tz)})
+    if tz is None:
+        assert gpu.stats.spans_parsed_on_gpu >= 3
