@@ -7,7 +7,7 @@ WARM := $(VENV)/.ndp-kernels-cached
 DATA := data
 SF ?= 0.1
 
-.PHONY: install demo test bench sanitize clean
+.PHONY: install demo test bench sanitize clean gpu gpu-wheels
 
 install: $(WARM)
 
@@ -49,3 +49,30 @@ sanitize: install
 clean:
 	rm -rf $(VENV) build *.egg-info $(DATA)
 	find . -name __pycache__ -prune -exec rm -rf {} +
+
+# Here (online), before `make gpu` elsewhere: the wheels the GPU machine lacks, for its
+# Python 3.12 (tqdm for the generators, hypothesis for the tests, tpchgen-cli for lineitem).
+gpu-wheels: install
+	$(PY) -m pip download --quiet --only-binary=:all: --python-version 3.12 --no-deps -d $(GPU_WHEELS) \
+	  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
+	  tqdm hypothesis attrs sortedcontainers tpchgen-cli
+
+# On the GPU machine: offline, system Python with CuPy, numba-cuda, pyarrow, pandas and
+# pybind11 preinstalled, no venv. Builds the C++ engine in place, fills Numba's kernel
+# cache, runs the cuda_p2p tests (the `gpu`-marked ones too) and benchmarks.gpu, with
+# its thread scaling. Wheels carried into GPU_WHEELS (tqdm, hypothesis, tpchgen-cli...)
+# are installed first. PIP_BREAK_SYSTEM_PACKAGES: the system Python may be
+# "externally managed" (PEP 668). GPU_BENCH_ARGS goes to both benchmark runs
+# (e.g. --quick, --repeat 1, --tpchgen-cli PATH).
+GPU_PY ?= python3
+OUT ?= benchmarks/results
+GPU_WHEELS ?= build/gpu-wheels
+GPU_BENCH_ARGS ?=
+
+gpu:
+	if [ -d $(GPU_WHEELS) ]; then PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --no-index --no-deps $(GPU_WHEELS)/*.whl; fi
+	PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --no-index --no-deps --no-build-isolation -e .
+	$(GPU_PY) -m arrow_bridge.warmup
+	$(GPU_PY) -m pytest -q -o addopts="" -p no:cacheprovider --continue-on-collection-errors tests/cuda_p2p
+	$(GPU_PY) -m benchmarks.gpu --out $(OUT) $(GPU_BENCH_ARGS)
+	$(GPU_PY) -m benchmarks.gpu --scaling --out $(OUT) $(GPU_BENCH_ARGS)

@@ -97,10 +97,10 @@ def _git_commit() -> str | None:
     return head.stdout.strip() + ("-dirty" if changed.returncode == 0 and changed.stdout.strip() else "")
 
 
-def write_result(name: str, payload: dict) -> Path:
-    """Write one JSON results file under benchmarks/results/."""
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / name
+def write_result(name: str, payload: dict, out_dir: Path = RESULTS_DIR) -> Path:
+    """Write one JSON results file under ``out_dir`` (benchmarks/results/ by default)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / name
     out.write_text(json.dumps(payload, indent=2, default=str) + "\n")
     return out
 
