@@ -17,7 +17,7 @@ from arrow_bridge.line_filters import open_text
 from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keywords, name_positions, positions_named,
                                        selected_names, shape, split_keywords)
 from arrow_bridge.preamble import read_preamble
-from arrow_bridge.executors import SpanExecutor
+from arrow_bridge.executors import SpanExecutor, SpanSink
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.sizes import parse_size
 from arrow_bridge.sniffing import sniff_for_read
@@ -42,6 +42,7 @@ def read_csv(
     storage_options: dict[str, Any] | None = None,
     offload: Sequence[SpanExecutor] = (),
     memory_limit: int | str | None = None,
+    sinks: Sequence[SpanSink] = (),
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -106,7 +107,8 @@ def read_csv(
     """
     return _read_table(source, None, read_options=read_options, parse_options=parse_options,
                        convert_options=convert_options, byte_range=byte_range, device=device, split=split,
-                       storage_options=storage_options, offload=offload, memory_limit=memory_limit, **options)
+                       storage_options=storage_options, offload=offload, memory_limit=memory_limit, sinks=sinks,
+                       **options)
 
 
 def aggregate_csv(source: Source, aggregations: Sequence[tuple[str, str]], *, group_by: Sequence[str] = (),
@@ -145,7 +147,7 @@ def _read_table(source: Source, query: Any, *, read_options: pacsv.ReadOptions |
                 parse_options: pacsv.ParseOptions | None = None, convert_options: pacsv.ConvertOptions | None = None,
                 byte_range: tuple[int, int] | None = None, device: Any = None, split: str = "host",
                 storage_options: dict[str, Any] | None = None, offload: Sequence[SpanExecutor] = (),
-                memory_limit: int | str | None = None, **options: Any) -> pa.Table:
+                memory_limit: int | str | None = None, sinks: Sequence[SpanSink] = (), **options: Any) -> pa.Table:
     """read_csv's and aggregate_csv's read (``query``: the latter's GroupedQuery, or None)."""
     options, storage_options, numbers = arrow_keywords(options, storage_options, split=split, byte_range=byte_range)
     if numbers is not None and (query is not None or options.get("filters") is not None):
@@ -155,7 +157,7 @@ def _read_table(source: Source, query: Any, *, read_options: pacsv.ReadOptions |
     opts = resolve_options(read_options, parse_options, convert_options, **options)
     if query is not None:
         opts = dataclasses.replace(opts, grouped_query=query, include_columns=())
-    with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit) as reader:
+    with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit, sinks) as reader:
         table = reader.read()
     return table if numbers is None else numbers.apply(table)
 
@@ -173,7 +175,8 @@ def _dialect(source: Source, options: dict[str, Any], storage_options: dict[str,
 @contextmanager
 def _opened(source: Source, opts: CsvOptions, byte_range: tuple[int, int] | None,
             storage_options: dict[str, Any] | None, device: Any, split: str,
-            offload: Sequence[SpanExecutor], memory_limit: int | str | None) -> Iterator[CsvReader]:
+            offload: Sequence[SpanExecutor], memory_limit: int | str | None,
+            sinks: Sequence[SpanSink] = ()) -> Iterator[CsvReader]:
     """The reader of ``source`` (opened here, closed on the way out): read_csv's and open_csv's.
     A device made here from a profile name is the read's own: closed on the way out too (its
     engine's threads stop)."""
@@ -184,7 +187,7 @@ def _opened(source: Source, opts: CsvOptions, byte_range: tuple[int, int] | None
             src, opts = _range_of(src, opts, byte_range)
         own_device = _device(device)
         try:
-            yield CsvReader(src, opts, own_device, split, offload=offload, memory_limit=limit)
+            yield CsvReader(src, opts, own_device, split, offload=offload, memory_limit=limit, sinks=sinks)
         finally:
             if own_device is not device:
                 own_device.close()

@@ -36,7 +36,7 @@ import pyarrow as pa
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
 from arrow_bridge.errors import CsvParseError, MemoryLimitError, interrupts_at_checks
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
-from arrow_bridge.executors.base import SpanPlan
+from arrow_bridge.executors.base import SpanPlan, SpanSink
 from arrow_bridge.executors.device_buffers import object_bytes
 from arrow_bridge.first_block import FixedTypeErrors, fix_types
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
@@ -63,6 +63,7 @@ class CsvReader:
     before ``host`` (default: a new :class:`HostExecutor`), which takes the
     rest. An offload executor that falls back should be given the same ``host``.
     ``memory_limit`` (bytes, or None) bounds what the read holds (:class:`MemoryBudget`).
+    ``sinks`` (:class:`SpanSink`) see each span's result as :meth:`read` checks it.
 
     Ctrl-C stops a read at once, but for the spans being parsed (a kernel
     cannot be interrupted; each takes a few ms at the default block size):
@@ -72,12 +73,13 @@ class CsvReader:
 
     def __init__(self, source: ByteSource, opts: CsvOptions, device=None, split: str = "host", *,
                  host: Optional[HostExecutor] = None, offload: Sequence[SpanExecutor] = (),
-                 memory_limit: Optional[int] = None):
+                 memory_limit: Optional[int] = None, sinks: Sequence[SpanSink] = ()):
         self.source = source
         self.memory_limit = memory_limit
         self.opts = opts if device is None else _with_task_size(opts, device)
         self.host = host if host is not None else HostExecutor()
         self.offload = list(offload)
+        self.sinks = list(sinks)
         if device is not None:
             self.offload.append(DeviceExecutor(device, split, self.host))
         elif split != "host":  # it would quietly run on the host, with no Report
@@ -91,8 +93,12 @@ class CsvReader:
         if self._empty_range():
             return assemble([], plan_columns(list(self.opts.column_names), self.opts))
         with _keyboard_interrupts(), self._started() as pre:
-            with interrupts_at_checks():  # read's own list() takes the spans: no caller code runs between
-                results = list(self._checked(pre))
+            with interrupts_at_checks():  # only the sinks run between two checks
+                results = []
+                for result in self._checked(pre):
+                    results.append(result)
+                    for sink in self.sinks:
+                        sink.checked(result)
             reports = [executor.finish(results, self.types.plan()) for executor in self._executors]
             settle_types(results, self.plan, self.host)
             for result in results:  # spans parsed again since their check

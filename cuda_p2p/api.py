@@ -1,10 +1,10 @@
 """``cuda_p2p.read_csv``: CSV into GPU memory, by one of three paths.
 
-* host (default): the host's threads parse; every column's buffers go to
-  the GPU through pinned staging buffers and asynchronous copies, each
-  column allocated once (:mod:`cuda_p2p.transfer`);
+* host (default): the host's threads parse; each span's buffers start for
+  the GPU as soon as the span is checked, while later spans parse, through
+  pinned staging buffers and asynchronous copies (:mod:`cuda_p2p.delivery`);
 * P2P (``device=``): an emulated computational SSD parses; its task arenas
-  go to the GPU the same way, without the host building a table of its own,
+  go to the GPU the same way, span by span,
   and the device's Report models the P2P path (its ``bytes["p2p"]``);
 * GPU (``gpu_share=``): that share of the spans is parsed on the GPU by
   CUDA kernels (:mod:`cuda_p2p.gpu_parse`), the rest where it would be.
@@ -14,16 +14,18 @@ Every path gives the Table ``arrow_bridge.read_csv`` gives, bit for bit
 """
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
 import arrow_bridge
 from arrow_bridge.executors.host import HostExecutor
 from cuda_p2p import runtime
 from cuda_p2p.columns import GpuTable, TransferStats
 from cuda_p2p.executor import GpuExecutor
-from cuda_p2p.transfer import DEFAULT_STAGING, to_gpu
+from cuda_p2p.delivery import SpanDelivery
+from cuda_p2p.transfer import DEFAULT_STAGING
 from ndp_core.report import collect
 
 _destination_lock = threading.Lock()
@@ -54,15 +56,28 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     """
     runtime.cuda()  # a clear error before any parsing when there is no GPU
     offload = [GpuExecutor(HostExecutor(), gpu_share)] if gpu_share > 0 else []
-    with collect() as reports, _gpu_destination(device) as gpu_device:
-        table = arrow_bridge.read_csv(source, device=gpu_device, split=split, offload=offload, **options)
+    delivery = SpanDelivery(_file_size(source), staging_bytes)
+    try:
+        with collect() as reports, _gpu_destination(device) as gpu_device:
+            table = arrow_bridge.read_csv(source, device=gpu_device, split=split, offload=offload,
+                                          sinks=[delivery], **options)
+    except BaseException:
+        delivery.close()
+        raise
     stats = TransferStats(path="p2p" if device is not None else ("gpu" if gpu_share > 0 else "host"))
     if offload:
         stats.spans_parsed_on_gpu = offload[0].parsed_on_gpu
         stats.spans_parsed_elsewhere = offload[0].spans_seen - offload[0].parsed_on_gpu
-    gpu_table = to_gpu(table, staging_bytes=staging_bytes, stats=stats)
+    gpu_table = delivery.finish(table, stats)
     gpu_table.report = reports.reports[-1] if device is not None and reports.reports else None
     return gpu_table
+
+
+def _file_size(source: Any) -> Optional[int]:
+    """The size of a local file source (None otherwise): how large the GPU buffers start."""
+    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
+        return os.path.getsize(source)
+    return None
 
 
 @contextmanager

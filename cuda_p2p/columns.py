@@ -169,6 +169,15 @@ class TransferStats:
     seconds: float = 0.0
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
+    columns_streamed: int = 0  # copied span by span while the read went on
+    columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
+    growths: int = 0  # GPU buffers that outgrew their estimate (each a copy on the GPU)
+
+    def add_copies(self, stager: Any) -> None:
+        """Counts what a :class:`~cuda_p2p.transfer.PinnedStager` copied."""
+        self.h2d_bytes += stager.copied
+        self.copies += stager.copies
+        self.staging_bytes = stager.nbytes * len(stager.buffers)
 
 
 @dataclass

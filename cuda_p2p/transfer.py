@@ -1,14 +1,16 @@
-"""Arrow buffers in host memory -> one GPU allocation per column, through pinned staging.
+"""Arrow buffers in host memory -> GPU buffers per column, through pinned staging.
 
-The reader's Table is a chunk per span, each chunk a zero-copy view of the
-buffers its executor wrote (host output, or a device task's arena). Here
-every column gets its GPU buffers once, at their final size, and every
-chunk's buffers are copied into place: through a ring of pinned host
-buffers, each copy asynchronous on one CUDA stream, so filling the next
-pinned buffer overlaps the DMA of the previous one. Nothing is concatenated
-on the host or on the GPU. String offsets are rebased while they are staged
-(the staging copy is the only host pass); bitmaps are ORed into place on the
-GPU (:mod:`cuda_p2p.kernels.bits`), since chunks start at any bit.
+A :class:`ColumnBuilder` fills one column's GPU buffers chunk by chunk, in
+row order: every chunk's buffers are copied into place through a ring of
+pinned host buffers (:class:`PinnedStager`), each copy asynchronous on one
+CUDA stream, so filling the next pinned buffer overlaps the DMA of the
+previous one. Nothing is concatenated on the host or on the GPU. String
+offsets are rebased while they are staged (the staging copy is the only
+host pass); bitmaps are ORed into place on the GPU
+(:mod:`cuda_p2p.kernels.bits`), since chunks start at any bit. Sized
+exactly (:func:`to_gpu`, a finished Table) a column is allocated once;
+sized by an estimate (:mod:`cuda_p2p.delivery`, spans as they are parsed)
+a buffer that falls short grows: a larger one, and a copy on the GPU.
 
 >>> from cuda_p2p.transfer import DEFAULT_STAGING
 >>> DEFAULT_STAGING
@@ -91,72 +93,158 @@ def to_gpu(table: pa.Table, *, staging_bytes: int = DEFAULT_STAGING, stats: Opti
     started = time.perf_counter()
     stats = stats if stats is not None else TransferStats()
     stager = PinnedStager(staging_bytes)
-    columns = [_column_to_gpu(column, stager) for column in table.columns]
+    columns = [column_to_gpu(column, stager) for column in table.columns]
     stager.finish()
-    stats.h2d_bytes += stager.copied
-    stats.copies += stager.copies
-    stats.staging_bytes = staging_bytes * len(stager.buffers)
+    stats.add_copies(stager)
     stats.seconds += time.perf_counter() - started
     return GpuTable(table.schema, columns, table.num_rows, stats)
 
 
-def _column_to_gpu(column: pa.ChunkedArray, stager: PinnedStager) -> GpuColumn:
-    cuda = runtime.cuda()
-    type_, n = column.type, len(column)
-    if pa.types.is_dictionary(type_):
-        raise NotImplementedError("dictionary columns on the GPU: read them as strings (no auto_dict_encode) "
-                                  "or decode with pyarrow after to_arrow()")
-    out = GpuColumn(type_, n, column.null_count)
-    if pa.types.is_null(type_):
-        return out
-    if column.null_count:
-        out.validity = _zeroed_bitmap(cuda, n)
-    width = device_width(type_)
-    if width == 0:  # booleans: a bitmap
-        out.values = _zeroed_bitmap(cuda, n)
-    elif width is not None:
-        out.values = _device_bytes(cuda, n * width)
-    else:
-        large = pa.types.is_large_string(type_) or pa.types.is_large_binary(type_)
-        out.offsets = cuda.device_array(n + 1, dtype=np.int64 if large else np.int32)
-        data_bytes = sum(_string_extent(chunk)[1] - _string_extent(chunk)[0] for chunk in column.chunks)
-        out.data = _device_bytes(cuda, data_bytes)
-        if n == 0:
-            stager.put_bytes(out.offsets.view(np.uint8), np.zeros(1, dtype=out.offsets.dtype))
-    row, data_at = 0, 0
+def column_to_gpu(column: pa.ChunkedArray, stager: "PinnedStager") -> GpuColumn:
+    """One column, allocated at its exact size and filled chunk by chunk."""
+    builder = ColumnBuilder(column.type, len(column), sum(string_bytes(c) for c in column.chunks), stager,
+                            nullable=column.null_count > 0)
     for chunk in column.chunks:
-        _place_validity(chunk, out, row, stager)
-        if width == 0:
-            _or_bits(chunk.buffers()[1], chunk.offset, len(chunk), out.values, row, stager)
-        elif width is not None:
-            values = np.frombuffer(chunk.buffers()[1], dtype=np.uint8)
-            first = chunk.offset * width
-            stager.put_bytes(out.values[row * width:(row + len(chunk)) * width], values[first:first + len(chunk) * width])
+        builder.append(chunk)
+    return builder.finish()
+
+
+class DeviceBuffer:
+    """A GPU byte buffer of some capacity, filled from the front; it grows (a
+    larger allocation and a copy on the GPU) when a write would pass its end."""
+
+    def __init__(self, capacity: int, zeroed: bool, stream: Any):
+        self.zeroed, self.stream = zeroed, stream
+        self.memory = _allocate(capacity, zeroed)
+        self.growths = 0
+
+    def reserve(self, nbytes: int, used: int) -> Any:
+        """The buffer, at least ``nbytes`` long (its first ``used`` bytes kept)."""
+        if nbytes > self.memory.shape[0]:
+            larger = _allocate(max(nbytes, 2 * self.memory.shape[0]), self.zeroed)
+            if used:
+                larger[:used].copy_to_device(self.memory[:used], stream=self.stream)
+            self.memory = larger
+            self.growths += 1
+        return self.memory
+
+
+class ColumnBuilder:
+    """One column's GPU buffers, filled with Arrow chunks of its type in row order.
+
+    ``rows`` and ``data_bytes`` are capacities (exact, or estimates that may be
+    passed: buffers then grow). ``nullable=False`` promises no chunk has nulls
+    (no validity bitmap is kept); otherwise one is, and dropped at
+    :meth:`finish` if no value turned out null, as Arrow does.
+    """
+
+    def __init__(self, type_: pa.DataType, rows: int, data_bytes: int, stager: "PinnedStager", *,
+                 nullable: bool = True):
+        if pa.types.is_dictionary(type_):
+            raise NotImplementedError("dictionary columns on the GPU: read them as strings (no auto_dict_encode) "
+                                      "or decode with pyarrow after to_arrow()")
+        self.type, self.stager, self.nullable = type_, stager, nullable
+        self.rows = self.data_at = self.null_count = 0
+        self.width = device_width(type_)
+        self.large = pa.types.is_large_string(type_) or pa.types.is_large_binary(type_)
+        stream = stager.stream
+        self.validity = DeviceBuffer(_bitmap_bytes(rows), True, stream) if nullable else None
+        self.values = self.offsets = self.data = None
+        if pa.types.is_null(type_):
+            return
+        if self.width == 0:  # booleans: a bitmap
+            self.values = DeviceBuffer(_bitmap_bytes(rows), True, stream)
+        elif self.width is not None:
+            self.values = DeviceBuffer(rows * self.width, False, stream)
         else:
-            data_at = _place_strings(chunk, out, row, data_at, stager)
-        row += len(chunk)
-    return out
+            self.offsets = DeviceBuffer((rows + 1) * self.offset_width, False, stream)
+            self.data = DeviceBuffer(data_bytes, False, stream)
+
+    @property
+    def offset_width(self) -> int:
+        return 8 if self.large else 4
+
+    @property
+    def growths(self) -> int:
+        return sum(b.growths for b in (self.validity, self.values, self.offsets, self.data) if b is not None)
+
+    def append(self, chunk: pa.Array) -> None:
+        """Copies ``chunk`` (this column's type) after the rows so far."""
+        n, row = len(chunk), self.rows
+        if self.validity is not None:
+            words = self.validity.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
+            if chunk.buffers()[0] is None:  # every value of this chunk is valid
+                _launch_bits(words, row, n, stream=self.stager.stream)
+            else:
+                _or_bits(chunk.buffers()[0], chunk.offset, n, words, row, self.stager)
+        elif chunk.null_count:
+            raise ValueError("a chunk with nulls for a column built without a validity bitmap")
+        self.null_count += chunk.null_count
+        if self.width == 0 and not pa.types.is_null(self.type):
+            bitmap = self.values.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
+            _or_bits(chunk.buffers()[1], chunk.offset, n, bitmap, row, self.stager)
+        elif self.width:
+            memory = self.values.reserve((row + n) * self.width, row * self.width)
+            values = np.frombuffer(chunk.buffers()[1], dtype=np.uint8)
+            first = chunk.offset * self.width
+            self.stager.put_bytes(memory[row * self.width:(row + n) * self.width], values[first:first + n * self.width])
+        elif self.width is None:
+            self._append_strings(chunk)
+        self.rows += n
+
+    def _append_strings(self, chunk: pa.Array) -> None:
+        """A chunk's offsets (rebased to where its bytes go) and bytes."""
+        offsets = _offsets(chunk)
+        first, stop = string_extent(chunk)
+        row, width, shift = self.rows, self.offset_width, self.data_at - first
+
+        def rebased(buf: np.ndarray, start: int, end: int) -> None:
+            lo, hi = start // width, end // width  # whole offsets: pieces are multiples of 8 bytes
+            np.add(offsets[lo:hi], shift, out=buf.view(offsets.dtype), casting="unsafe")
+
+        memory = self.offsets.reserve((row + len(chunk) + 1) * width, (row + 1) * width)
+        self.stager.put(memory[row * width:(row + len(chunk) + 1) * width], offsets.nbytes, rebased)
+        if stop > first:
+            data = self.data.reserve(self.data_at + stop - first, self.data_at)
+            self.stager.put_bytes(data[self.data_at:self.data_at + stop - first],
+                                  np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop])
+        self.data_at += stop - first
+
+    def finish(self) -> GpuColumn:
+        """The column: its buffers cut to the rows appended (copies still in
+        flight on the stager's stream until its ``finish``)."""
+        n = self.rows
+        out = GpuColumn(self.type, n, n if pa.types.is_null(self.type) else self.null_count)
+        if self.validity is not None and self.null_count and not pa.types.is_null(self.type):
+            out.validity = self.validity.memory[:_bitmap_bytes(n)]
+        if self.values is not None:
+            out.values = self.values.memory[:_bitmap_bytes(n) if self.width == 0 else n * self.width]
+        if self.offsets is not None:
+            if n == 0:  # one zero offset
+                self.stager.put_bytes(self.offsets.memory, np.zeros(1, dtype=np.int64 if self.large else np.int32))
+            out.offsets = self.offsets.memory[:(n + 1) * self.offset_width].view(np.int64 if self.large else np.int32)
+            out.data = self.data.memory[:self.data_at]
+        return out
 
 
-def _device_bytes(cuda: Any, n: int) -> Any:
-    """``n`` bytes of GPU memory (a view of one byte when ``n`` is 0: no empty allocations)."""
-    return cuda.device_array(max(n, 1), dtype=np.uint8)[:n]
+def _bitmap_bytes(n: int) -> int:
+    """Bytes of a bitmap of ``n`` bits, padded to whole ``uint32`` words (the kernels' unit)."""
+    return (n + 31) // 32 * 4
 
 
-def _zeroed_bitmap(cuda: Any, n: int) -> Any:
-    """A zeroed bitmap of ``n`` bits as bytes, padded to whole ``uint32`` words
-    (Arrow takes a buffer longer than it needs; the kernels take the words)."""
-    return cuda.to_device(np.zeros(max((n + 31) // 32, 1), dtype=np.uint32)).view(np.uint8)
+def _allocate(nbytes: int, zeroed: bool) -> Any:
+    """A GPU byte array (at least one byte: no empty allocations), zeroed on the GPU if asked."""
+    from cuda_p2p.kernels import bits
 
-
-def _place_validity(chunk: pa.Array, out: GpuColumn, row: int, stager: PinnedStager) -> None:
-    if out.validity is None:
-        return
-    bitmap = chunk.buffers()[0]
-    if bitmap is None:  # every value of this chunk is valid
-        _launch_bits(out.validity, row, len(chunk), stream=stager.stream)
-    else:
-        _or_bits(bitmap, chunk.offset, len(chunk), out.validity, row, stager)
+    cuda = runtime.cuda()
+    size = max(nbytes + (-nbytes) % 4, 4)
+    memory = cuda.device_array(size, dtype=np.uint8)
+    if zeroed:
+        words = memory.view(np.uint32)
+        blocks, threads = runtime.launch_shape(words.shape[0])
+        with runtime.KERNEL_TURN:
+            bits.zero_words[blocks, threads](words)
+    return memory
 
 
 def _or_bits(bitmap: pa.Buffer, bit0: int, count: int, dst: Any, row: int, stager: PinnedStager) -> None:
@@ -184,32 +272,21 @@ def _launch_bits(dst: Any, row: int, count: int, src: Any = None, src_bit: int =
             bits.or_bits[blocks, threads, stream](src, src_bit, count, words, row)
 
 
-def _string_extent(chunk: pa.Array) -> tuple[int, int]:
+def string_extent(chunk: pa.Array) -> tuple[int, int]:
     """The chunk's bytes in its data buffer: ``(first, stop)``."""
     offsets = _offsets(chunk)
     return (int(offsets[0]), int(offsets[-1])) if len(offsets) else (0, 0)
+
+
+def string_bytes(chunk: pa.Array) -> int:
+    """Bytes of string data a chunk holds (0 for other types)."""
+    if device_width(chunk.type) is not None or pa.types.is_dictionary(chunk.type):
+        return 0
+    first, stop = string_extent(chunk)
+    return stop - first
 
 
 def _offsets(chunk: pa.Array) -> np.ndarray:
     large = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
     dtype = np.int64 if large else np.int32
     return np.frombuffer(chunk.buffers()[1], dtype=dtype)[chunk.offset: chunk.offset + len(chunk) + 1]
-
-
-def _place_strings(chunk: pa.Array, out: GpuColumn, row: int, data_at: int, stager: PinnedStager) -> int:
-    """Copies a string chunk's offsets (rebased to ``data_at``) and bytes; returns the next data position."""
-    offsets = _offsets(chunk)
-    first, stop = _string_extent(chunk)
-    shift = data_at - first
-    width = offsets.dtype.itemsize
-
-    def rebased(buf: np.ndarray, start: int, end: int) -> None:
-        lo, hi = start // width, end // width  # whole offsets: pieces are multiples of 8 bytes
-        np.add(offsets[lo:hi], shift, out=buf.view(offsets.dtype), casting="unsafe")
-
-    dst = out.offsets.view(np.uint8)[row * width:(row + len(chunk) + 1) * width]
-    stager.put(dst, offsets.nbytes, rebased)
-    if stop > first:
-        data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop]
-        stager.put_bytes(out.data[data_at:data_at + stop - first], data)
-    return data_at + stop - first

@@ -8,8 +8,8 @@ A new executor (the GPU, say) implements the same protocol and is registered
 with the reader (``CsvReader(..., offload=[...])``, or ``read_csv(...,
 offload=[...])``); the driver does not change.
 """
-from arrow_bridge.executors.base import SpanExecutor, SpanPlan, SpanResult
+from arrow_bridge.executors.base import SpanExecutor, SpanPlan, SpanResult, SpanSink
 from arrow_bridge.executors.device import DeviceExecutor, TaskRecorder
 from arrow_bridge.executors.host import HostExecutor
 
-__all__ = ["DeviceExecutor", "HostExecutor", "SpanExecutor", "SpanPlan", "SpanResult", "TaskRecorder"]
+__all__ = ["DeviceExecutor", "HostExecutor", "SpanExecutor", "SpanPlan", "SpanResult", "SpanSink", "TaskRecorder"]

@@ -102,3 +102,16 @@ class SpanExecutor(Protocol):
     def close(self) -> None:
         """Releases what :meth:`start` took; safe to call twice or after a failed start."""
         ...
+
+
+@runtime_checkable
+class SpanSink(Protocol):
+    """Receives each span's result as the reader checks it, in file order, while
+    later spans are still being parsed (e.g. ``cuda_p2p`` starting the span's
+    copy to GPU memory). A result may still change after it was handed over
+    (types settled at the end of the read re-parse a span): a sink compares
+    with the finished Table before it trusts what it kept."""
+
+    def checked(self, result: SpanResult) -> None:
+        """Called on the reader's driver thread; should not block for long."""
+        ...

@@ -38,3 +38,11 @@ def pack_bits(flags, out):
             if i < flags.shape[0] and flags[i] != 0:
                 byte |= 1 << b
         out[k] = byte
+
+
+@cuda.jit
+def zero_words(words):
+    """Zeroes ``words`` (a fresh allocation the bit kernels OR into)."""
+    i = cuda.grid(1)
+    if i < words.shape[0]:
+        words[i] = 0

@@ -1,0 +1,64 @@
+"""Spans copied to the GPU while the read goes on: streamed where the Table kept them, copied again where not."""
+from __future__ import annotations
+
+import io
+
+import arrow_bridge
+import cuda_p2p
+
+
+def _file(tmp_path, body: bytes):
+    path = tmp_path / "data.csv"
+    path.write_bytes(body)
+    return path
+
+
+def _rows(n: int, start: int = 0) -> bytes:
+    return b"".join(b"%d,%d.5,name %d,2020-01-%02d\n" % (k, k, k, k % 28 + 1) for k in range(start, start + n))
+
+
+def test_every_column_streams_when_the_first_span_settles_the_types(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(300))
+    gpu = cuda_p2p.read_csv(path, block_size=512)
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=512))
+    assert (gpu.stats.columns_streamed, gpu.stats.columns_recopied) == (4, 0)
+
+
+def test_a_type_settled_late_is_copied_again_the_others_stream(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(200) + b"x,1.5,late,2020-01-01\n")
+    gpu = cuda_p2p.read_csv(path, block_size=512)
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=512))
+    assert gpu.schema.field("a").type == "string"
+    assert (gpu.stats.columns_streamed, gpu.stats.columns_recopied) == (3, 1)
+
+
+def test_nrows_filters_and_usecols(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(300))
+    for options in ({"nrows": 123}, {"filters": [("a", "<", 50)]}, {"usecols": ["d", "a"]}):
+        gpu = cuda_p2p.read_csv(path, block_size=512, **options)
+        assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=512, **options)), options
+
+
+def test_buffers_grow_when_the_first_span_underestimates() -> None:
+    body = b"a,s\n" + b"1,x\n" * 50 + b"".join(b"%d,%s\n" % (k, b"y" * (k % 50)) for k in range(400))
+    gpu = cuda_p2p.read_csv(io.BytesIO(body), block_size=256)  # no file size: estimates from the first span
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(io.BytesIO(body), block_size=256))
+    assert gpu.stats.growths > 0 and gpu.stats.columns_streamed == 2
+
+
+def test_device_spans_stream_too(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(300))
+    gpu = cuda_p2p.read_csv(path, block_size=512, device="modern-gen4", split="device")
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=512))
+    assert gpu.stats.columns_streamed == 4 and gpu.report.bytes["p2p"] > 0
+
+
+def test_a_failed_read_leaves_nothing_in_flight(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(100) + b"1,2\n")
+    try:
+        cuda_p2p.read_csv(path, block_size=256)
+    except arrow_bridge.CsvParseError as e:
+        assert e.line == 102
+    else:
+        raise AssertionError("the bad row was not reported")
+    assert cuda_p2p.read_csv(path, block_size=256, nrows=50).num_rows == 50
