@@ -18,6 +18,7 @@ from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keyword
                                        selected_names, shape, split_keywords)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
+from arrow_bridge.progress import ProgressBar, bytes_to_parse
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.sizes import parse_size
 from arrow_bridge.sniffing import sniff_for_read
@@ -43,6 +44,7 @@ def read_csv(
     offload: Sequence[SpanExecutor] = (),
     memory_limit: int | str | None = None,
     sinks: Sequence[SpanSink] = (),
+    progress: bool = False,
     **options: Any,
 ) -> pa.Table:
     """Reads CSV into a ``pyarrow.Table``: the same schema and values as
@@ -79,7 +81,11 @@ def read_csv(
 
     ``offload`` adds places to parse spans (``arrow_bridge.executors.SpanExecutor``
     implementations, e.g. a GPU's), tried in order before the host; packages
-    that bring one pass it here.
+    that bring one pass it here. ``sinks`` (``arrow_bridge.executors.SpanSink``)
+    see each span's result in file order as soon as it is checked, while
+    later spans parse (``cuda_p2p`` copies spans to the GPU so).
+    ``progress=True`` shows a progress bar over the bytes parsed (tqdm: a
+    widget in Jupyter, stderr in scripts).
 
     ``memory_limit`` bounds what the read holds: bytes, or a size such as
     ``"512MiB"`` or ``"2GB"`` (Dask's spelling). It counts the parsed output
@@ -108,7 +114,7 @@ def read_csv(
     return _read_table(source, None, read_options=read_options, parse_options=parse_options,
                        convert_options=convert_options, byte_range=byte_range, device=device, split=split,
                        storage_options=storage_options, offload=offload, memory_limit=memory_limit, sinks=sinks,
-                       **options)
+                       progress=progress, **options)
 
 
 def aggregate_csv(source: Source, aggregations: Sequence[tuple[str, str]], *, group_by: Sequence[str] = (),
@@ -147,7 +153,8 @@ def _read_table(source: Source, query: Any, *, read_options: pacsv.ReadOptions |
                 parse_options: pacsv.ParseOptions | None = None, convert_options: pacsv.ConvertOptions | None = None,
                 byte_range: tuple[int, int] | None = None, device: Any = None, split: str = "host",
                 storage_options: dict[str, Any] | None = None, offload: Sequence[SpanExecutor] = (),
-                memory_limit: int | str | None = None, sinks: Sequence[SpanSink] = (), **options: Any) -> pa.Table:
+                memory_limit: int | str | None = None, sinks: Sequence[SpanSink] = (), progress: bool = False,
+                **options: Any) -> pa.Table:
     """read_csv's and aggregate_csv's read (``query``: the latter's GroupedQuery, or None)."""
     options, storage_options, numbers = arrow_keywords(options, storage_options, split=split, byte_range=byte_range)
     if numbers is not None and (query is not None or options.get("filters") is not None):
@@ -157,8 +164,16 @@ def _read_table(source: Source, query: Any, *, read_options: pacsv.ReadOptions |
     opts = resolve_options(read_options, parse_options, convert_options, **options)
     if query is not None:
         opts = dataclasses.replace(opts, grouped_query=query, include_columns=())
-    with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit, sinks) as reader:
-        table = reader.read()
+    bar = ProgressBar(bytes_to_parse(source, byte_range)) if progress else None
+    try:
+        with _opened(source, opts, byte_range, storage_options, device, split, offload, memory_limit,
+                     [*sinks, bar] if bar else sinks) as reader:
+            table = reader.read()
+        if bar is not None:
+            bar.complete()
+    finally:
+        if bar is not None:
+            bar.close()
     return table if numbers is None else numbers.apply(table)
 
 
