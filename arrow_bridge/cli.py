@@ -37,12 +37,15 @@ EXIT_USAGE = 2  # bad command line or option value, a column or profile that doe
 EXIT_FILE = 3  # a file that cannot be found, opened, read or written
 EXIT_PARSE = 4  # malformed CSV (arrow_bridge.CsvParseError)
 EXIT_DECODE = 5  # bytes the encoding cannot decode (arrow_bridge.CsvDecodeError)
+EXIT_MEMORY = 6  # the read would pass --memory-limit (arrow_bridge.MemoryLimitError)
 EXIT_INTERRUPTED = 130  # Ctrl-C
 EXIT_CODES = {EXIT_OK: "success", EXIT_OTHER: "any other error (rerun with --traceback and report it)",
               EXIT_USAGE: "usage: bad command line or option value, unknown column or profile",
               EXIT_FILE: "file not found, unreadable or unwritable",
               EXIT_PARSE: "malformed CSV (the message names file, line, column and byte offset)",
-              EXIT_DECODE: "text the --encoding cannot decode", EXIT_INTERRUPTED: "interrupted (Ctrl-C)"}
+              EXIT_DECODE: "text the --encoding cannot decode",
+              EXIT_MEMORY: "the read needs more memory than --memory-limit allows",
+              EXIT_INTERRUPTED: "interrupted (Ctrl-C)"}
 
 TRACEBACK_ENV = "NDP_TRACEBACK"
 FORMATS = {".parquet": "parquet", ".pq": "parquet", ".feather": "feather", ".arrow": "arrow",
@@ -198,7 +201,7 @@ def reader_options(args: argparse.Namespace) -> dict[str, Any]:
         options["sep"] = args.sep
     for name, key in (("usecols", "usecols"), ("nrows", "nrows"), ("encoding", "encoding"),
                       ("encoding_errors", "encoding_errors"), ("threads", "n_threads"),
-                      ("block_size", "block_size")):
+                      ("block_size", "block_size"), ("memory_limit", "memory_limit")):
         if getattr(args, name, None) is not None:
             options[key] = getattr(args, name)
     if args.dtype:
@@ -232,6 +235,8 @@ def _add_reader_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--threads", type=int, metavar="N", help="parser threads (default: all cores)")
     group.add_argument("--block-size", type=_typed(parse_size), metavar="SIZE",
                        help="bytes per parsed block: 65536, 64KiB, 2MiB, ...")
+    group.add_argument("--memory-limit", type=_typed(parse_size), metavar="SIZE", dest="memory_limit",
+                       help="fail with a clear message (exit 6) rather than hold more than SIZE: 512MiB, 2GB, ...")
 
 
 def _subparser(subparsers: Any, name: str, summary: str, description: str, examples: str,
@@ -1004,6 +1009,8 @@ def classify(error: BaseException) -> tuple[int, str]:
 
     if isinstance(error, KeyboardInterrupt):
         return EXIT_INTERRUPTED, "interrupted"
+    if isinstance(error, (MemoryError, pa.ArrowMemoryError)):  # a stream's batch carries the message only
+        return EXIT_MEMORY, _one_line(error)
     if isinstance(error, (CsvDecodeError, UnicodeDecodeError)):
         return EXIT_DECODE, _one_line(error)
     if isinstance(error, CsvParseError):

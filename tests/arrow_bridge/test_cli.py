@@ -97,6 +97,10 @@ def test_errors_are_one_line_with_their_exit_code(files):
     assert "bad.csv:3:" in malformed and "expected 2 fields" in malformed
     decode = one_line_error(ndp("read", "latin.csv", "--encoding", "ascii", cwd=files), 5)
     assert "latin.csv:2:" in decode
+    for command in (["read", "sales.csv"], ["convert", "sales.csv", "small.parquet"]):
+        memory = one_line_error(ndp(*command, "--memory-limit", "4KiB", "--block-size", "16KiB", cwd=files), 6)
+        assert "4096" in memory or "4.0 KiB" in memory or "4 KiB" in memory, memory
+    assert ndp("read", "sales.csv", "--memory-limit", "64MiB", cwd=files).returncode == 0
     assert "unknown profile 'nope'" in one_line_error(ndp("profiles", "show", "nope", cwd=files), 2)
     usage = ndp("read", "sales.csv", "--block-size", "lots", cwd=files)
     assert usage.returncode == 2 and "not a size: 'lots'" in usage.stderr and "Traceback" not in usage.stderr
