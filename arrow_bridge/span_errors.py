@@ -34,26 +34,38 @@ class SpanErrors:
         self.read = read
 
     def check(self, result: SpanResult, line: int) -> None:
-        """Raises for a span that failed, and applies ``on_bad_lines`` to its
-        bad rows; ``line`` is the file line the span starts on."""
+        """Applies ``on_bad_lines`` to the span's bad rows before its first
+        error, then raises that error (if any), then the rest: in file order,
+        as a reader going line by line meets them; ``line`` is the file line
+        the span starts on."""
+        error, at = self._first_error(result, line)
+        if result.bad_rows is not None:
+            self._report_bad_rows(result, line, before=at)
+        if error is not None:
+            raise error
+
+    def _first_error(self, result: SpanResult, line: int) -> tuple[Optional[CsvParseError], Optional[int]]:
+        """The span's error and its offset in the span, or ``(None, None)``."""
         span = result.span
         if result.bad_value is not None:  # in a complete record: before any tokenizer error
             _, j, offset = result.bad_value
             column = self.read.columns[j]
             value = self._field_text(span.buf, offset)
-            raise self.error(span, offset, line, column.name, f"cannot convert {value!r} to {column.type}")
+            return self.error(span, offset, line, column.name, f"cannot convert {value!r} to {column.type}"), offset
         if result.status == BAD_ROW:
-            raise self.field_count_error(span, result.error_at, line)[0]
+            return self.field_count_error(span, result.error_at, line)[0], result.error_at
         if result.status == UNTERMINATED_QUOTE:
-            raise self.error(span, result.error_at, line, None, "unterminated quoted field")
-        if result.bad_rows is not None:
-            self._report_bad_rows(result, line)
+            return self.error(span, result.error_at, line, None, "unterminated quoted field"), result.error_at
+        return None, None
 
-    def _report_bad_rows(self, result: SpanResult, line: int) -> None:
+    def _report_bad_rows(self, result: SpanResult, line: int, before: Optional[int] = None) -> None:
+        """Warns about (or asks the handler for) each bad row, those at offsets below ``before`` only if given."""
         policy = self.read.opts.on_bad_lines
         if policy == "skip":
             return
         for offset, nfields in result.bad_rows:
+            if before is not None and offset >= before:
+                break
             err, text = self.field_count_error(result.span, int(offset), line)
             if callable(policy):
                 if _invalid_row_verdict(policy, self.read.ncols, int(nfields), err.line, text) != "skip":

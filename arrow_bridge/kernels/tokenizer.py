@@ -229,6 +229,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
                 counters[BYTES_SCANNED] += record_start - start
                 counters[ROWS] += rows
                 return NEEDS_MORE, rows, record_start, lines
+            counters[BAD_ROWS] += n_bad  # the bad rows before it are reported before the error
             return status, rows, field_start, lines  # where the unterminated quote opens
         if pos < end:
             pos = _record_end(buf, pos, end)

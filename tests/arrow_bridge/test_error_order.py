@@ -36,3 +36,28 @@ def test_the_first_problem_is_reported_at_every_block_size_on_host_and_device(
                 arrow_bridge.read_csv(path, dtype=dtype, block_size=block_size, **device)
             seen[where, block_size] = (error.value.line, error.value.byte_offset, error.value.reason)
     assert {key: got for key, got in seen.items() if got != want} == {}
+
+
+BAD_ROW_THEN_ERROR = [
+    pytest.param(b"a,b\n1,2\n3\n4,zz\n", {"b": "int64"}, id="bad-row-then-bad-value"),
+    pytest.param(b'a,b\n1,2\n3\n4,"open\n', {}, id="bad-row-then-unterminated-quote"),
+]
+
+
+@pytest.mark.parametrize("data,dtype", BAD_ROW_THEN_ERROR)
+@pytest.mark.parametrize("where", ["host", "device"])
+@pytest.mark.parametrize("block_size", [4, 1 << 20])
+def test_bad_rows_before_an_error_are_reported_first(devices, write_file, data, dtype, where, block_size):
+    """on_bad_lines="warn" or a handler sees line 3's bad row, then line 4's error raises (as
+    pandas and pyarrow, going line by line, meet them), in one span or two."""
+    path = str(write_file("bad.csv", data))
+    device = {"device": devices("modern-gen4"), "split": "device"} if where == "device" else {}
+    with pytest.warns(arrow_bridge.CsvBadLineWarning, match=r":3: ") as caught:
+        with pytest.raises(arrow_bridge.CsvParseError) as raised:
+            arrow_bridge.read_csv(path, dtype=dtype, on_bad_lines="warn", block_size=block_size, **device)
+    assert raised.value.line == 4 and len(caught) == 1
+    seen = []
+    with pytest.raises(arrow_bridge.CsvParseError):
+        arrow_bridge.read_csv(path, dtype=dtype, block_size=block_size, **device,
+                              on_bad_lines=lambda row: seen.append(row.number) or "skip")
+    assert seen == [3]
