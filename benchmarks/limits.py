@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from benchmarks.common import DATA_DIR, host_info, package_versions, write_result
+from benchmarks.common import DATA_DIR, RESULTS_DIR, host_info, package_versions, write_result
 
 LIMITS_DIR = DATA_DIR / "limits"
 GIB = 1 << 30
@@ -90,7 +90,8 @@ class Case:
 
 CASES = [
     Case("one_gib_field", one_gib_field, pyarrow_block=(1 << 31) - 1),
-    Case("million_fields", million_fields),
+    # The 6.9 MB header does not fit a 1 MiB block: both readers then raise "Empty CSV file or block".
+    Case("million_fields", million_fields, ours={"block_size": 16 << 20}, pyarrow_block=16 << 20),
     Case("hundred_k_columns", hundred_k_columns),
     Case("strings_over_2gib", strings_over_2gib),
     Case("strings_over_2gib_large", strings_over_2gib, both={"s": "large_string"}),
@@ -141,6 +142,16 @@ def run_child(path: Path, reader: str, case: Case, timeout_s: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def merged_cases(results: list[dict]) -> list[dict]:
+    """``results`` in place of the cases of the same name in the last results file
+    (a run of some cases keeps the others' rows), in CASES order."""
+    path = RESULTS_DIR / "limits.json"
+    rows = {row["case"]: row for row in json.loads(path.read_text())["cases"]} if path.exists() else {}
+    rows.update({row["case"]: row for row in results})
+    order = [case.name for case in CASES]
+    return sorted(rows.values(), key=lambda row: order.index(row["case"]) if row["case"] in order else len(order))
+
+
 def main(argv: "list[str] | None" = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", help="a case name (repeatable); default every case")
@@ -165,7 +176,8 @@ def main(argv: "list[str] | None" = None) -> int:
               f"{ours.get('seconds', 0):7.1f} s  peak {ours.get('peak_rss_bytes', 0) / GIB:5.2f} GiB  "
               f"pyarrow: {row.get('pyarrow', {}).get('outcome', '-')}  as expected: {row['as_expected']}",
               flush=True)
-    out = write_result("limits.json", {"host": host_info(), "versions": package_versions(), "cases": results})
+    out = write_result("limits.json", {"host": host_info(), "versions": package_versions(),
+                                       "cases": merged_cases(results)})
     print(f"wrote {out}")
     return 0 if all(row["as_expected"] for row in results) else 1
 

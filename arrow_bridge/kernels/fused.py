@@ -193,10 +193,13 @@ _OP_SKIP, _OP_INT64, _OP_FLOAT64, _OP_DATE32, _OP_STRING, _OP_OTHER = range(6)
 @nb.njit(nogil=True, cache=True, inline="always")
 def _fast_value(op, at, s, e, end, decimal):
     """``(ok, integer, float)``: the unquoted field ``[s, e)`` by the inline
-    fast path of ``op`` (int64, float64 or date32); not ok where it cannot
-    tell (the general parsers then do)."""
-    if op == _OP_INT64:
+    fast path of ``op`` (a signed int of ``decimal`` bits, float64 or date32);
+    not ok where it cannot tell (the general parsers then do)."""
+    if op == _OP_INT64:  # any signed width: ``decimal`` is then the column's bits
         ok, v = plain_int64_at(at, s, e, end)
+        if ok and decimal < 64:
+            limit = np.int64(1) << np.int64(decimal - 1)
+            ok = -limit <= v < limit
         return ok, v, 0.0
     if op == _OP_FLOAT64:
         ok, f = float64_at(at, s, e, decimal)
@@ -244,7 +247,7 @@ def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, 
         kind, slot = kinds[j], slots[j]
         if kind == SKIP:
             ops[j] = _OP_SKIP
-        elif kind == SIGNED and params[j, 0] == 64:
+        elif kind == SIGNED:  # every width is stored as int64 (narrowed when wrapped)
             ops[j], addresses[j] = _OP_INT64, i64.ctypes.data + slot * i64.strides[0]
         elif kind == FLOAT:
             ops[j], addresses[j] = _OP_FLOAT64, f64.ctypes.data + slot * f64.strides[0]
@@ -254,8 +257,8 @@ def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, 
             ops[j] = _OP_STRING
         op = ops[j]
         if _OP_INT64 <= op <= _OP_DATE32:
-            if spells[op] < 0:
-                spells[op] = _spells_a_value(op, params[j, 0], null_data, null_offsets)
+            if spells[op] < 0:  # ints: at 64 bits, which take every value a narrower width takes
+                spells[op] = _spells_a_value(op, 64 if op == _OP_INT64 else params[j, 0], null_data, null_offsets)
             if spells[op]:
                 ops[j] = _OP_OTHER
     return ops, addresses

@@ -99,6 +99,12 @@ def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
     (b"x,y\n1,caf\xc3\xa9\n2,\xe2\x82\xac uro\n", {}),
     (b"n,m\n,\n,\n", {}),
     (b"x\n0x1F\n 12 \n", {"column_types": {"x": pa.int8()}}),
+    # narrower ints take the inline int path with a range check: every boundary, and past it
+    (b"a,b,c\n" + b"".join(b"%d,%d,%d\n" % (v8, v16, v32) for v8, v16, v32 in (
+        (127, 32767, 2147483647), (-128, -32768, -2147483648), (0, -0, 1), (-1, 99, -99)) * 50),
+     {"column_types": {"a": pa.int8(), "b": pa.int16(), "c": pa.int32()}}),
+    # a null spelling that is a value for int64 but not int8: both columns check the spellings
+    (b"a,b\n1000,1000\n5,6\n", {"column_types": {"a": pa.int8(), "b": pa.int64()}, "null_values": ["1000"]}),
     (b"x,y\n" + b"".join(b"%d,%s\n" % (i, b"word" * (i % 7)) for i in range(3000)), {}),
     # values whose first byte and length match a null spelling (1.#QNAN, -1.#QNAN) but are numbers
     (b"i,f\n1234567,1234.56\n-1234567,-1234.5\n1,1.#QNAN\n", {}),
@@ -125,6 +131,16 @@ def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
 ])
 def test_fast_path_equals_the_general_path(monkeypatch, data, options):
     _assert_same_as_general(monkeypatch, data, **options)
+
+
+@pytest.mark.parametrize("data, type_", [(b"a\n1\n128\n", pa.int8()), (b"a\n-1\n-129\n", pa.int8()),
+                                         (b"a\n1\n2147483648\n", pa.int32()), (b"a\n1\n-32769\n", pa.int16())])
+def test_narrow_ints_out_of_range_raise_as_pyarrow(data, type_):
+    convert = pacsv.ConvertOptions(column_types={"a": type_})
+    with pytest.raises(pa.ArrowInvalid):
+        pacsv.read_csv(io.BytesIO(data), convert_options=convert)
+    with pytest.raises(arrow_bridge.CsvParseError, match=f"to {type_}"):
+        arrow_bridge.read_csv(io.BytesIO(data), convert_options=convert)
 
 
 def test_a_span_denser_than_its_row_estimate_is_parsed_again_with_room():
