@@ -18,11 +18,11 @@ from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keyword
                                        selected_names, shape, split_keywords)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
-from arrow_bridge.progress import ProgressBar, bytes_to_parse
+from arrow_bridge.progress import ProgressBar
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.sizes import parse_size
 from arrow_bridge.sniffing import sniff_for_read
-from arrow_bridge.source import ByteSource, RangeSource
+from arrow_bridge.source import ByteSource, RangeSource, bytes_to_parse
 from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
 
 if TYPE_CHECKING:

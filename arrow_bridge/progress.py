@@ -10,8 +10,7 @@ it is checked, in file order, and the bar advances by the span's bytes. tqdm's
 """
 from __future__ import annotations
 
-import os
-from typing import Any, Optional
+from typing import Optional
 
 from arrow_bridge.executors.base import SpanResult
 
@@ -36,18 +35,3 @@ class ProgressBar:
     def close(self) -> None:
         self.bar.close()
 
-
-def bytes_to_parse(source: Any, byte_range: Optional[tuple[int, int]]) -> Optional[int]:
-    """How many bytes a read of ``source`` parses, where that is known without
-    reading it: a byte range, or an uncompressed local file (None otherwise).
-
-    >>> bytes_to_parse("data.csv.gz", None) is None, bytes_to_parse("x", (100, 250))
-    (True, 150)
-    """
-    if byte_range is not None:
-        return byte_range[1] - byte_range[0]
-    if not isinstance(source, (str, os.PathLike)) or not os.path.isfile(source):
-        return None
-    from fsspec.utils import infer_compression
-
-    return None if infer_compression(os.fspath(source)) else os.path.getsize(source)

@@ -637,6 +637,19 @@ def inferred_compression(path: str) -> str | None:
             return method
     return None
 
+def bytes_to_parse(source: Any, byte_range: tuple[int, int] | None) -> int | None:
+    """How many bytes a read of ``source`` parses, where that is known without
+    reading it: a byte range, or an uncompressed local file (None otherwise).
+
+    >>> bytes_to_parse("data.csv.gz", None) is None, bytes_to_parse("x", (100, 250))
+    (True, 150)
+    """
+    if byte_range is not None:
+        return byte_range[1] - byte_range[0]
+    if not isinstance(source, (str, os.PathLike)) or not os.path.isfile(source):
+        return None
+    return None if inferred_compression(os.fspath(source)) else os.path.getsize(source)
+
 
 def _open_bytes(source: Any, storage_options: dict[str, Any] | None, method: str | None = "infer",
                 arguments: dict[str, Any] | None = None) -> ByteSource:

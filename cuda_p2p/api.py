@@ -14,22 +14,18 @@ Every path gives the Table ``arrow_bridge.read_csv`` gives, bit for bit
 """
 from __future__ import annotations
 
-import os
-import threading
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator
 
 import arrow_bridge
 from arrow_bridge.executors.host import HostExecutor
+from arrow_bridge.source import bytes_to_parse
 from cuda_p2p import runtime
 from cuda_p2p.columns import GpuTable, TransferStats
 from cuda_p2p.executor import GpuExecutor
 from cuda_p2p.delivery import SpanDelivery
 from cuda_p2p.transfer import DEFAULT_STAGING
 from ndp_core.report import collect
-
-_destination_lock = threading.Lock()
-
 
 def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share: float = 0.0,
              staging_bytes: int = DEFAULT_STAGING, **options: Any) -> GpuTable:
@@ -56,7 +52,7 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     """
     runtime.cuda()  # a clear error before any parsing when there is no GPU
     offload = [GpuExecutor(HostExecutor(), gpu_share)] if gpu_share > 0 else []
-    delivery = SpanDelivery(_file_size(source), staging_bytes)
+    delivery = SpanDelivery(bytes_to_parse(source, options.get("byte_range")), staging_bytes)
     try:
         with collect() as reports, _gpu_destination(device) as gpu_device:
             table = arrow_bridge.read_csv(source, device=gpu_device, split=split, offload=offload,
@@ -73,20 +69,11 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     return gpu_table
 
 
-def _file_size(source: Any) -> Optional[int]:
-    """The size of a local file source (None otherwise): how large the GPU buffers start."""
-    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
-        return os.path.getsize(source)
-    return None
-
 
 @contextmanager
 def _gpu_destination(device: Any) -> Iterator[Any]:
-    """The device, modeled with its output going to GPU memory for this read
-    (a profile name becomes a ``ComputationalSSD`` made so)."""
-    if device is None:
-        yield None
-        return
+    """The device, modeled with its output going to GPU memory (a profile name
+    becomes a ``ComputationalSSD`` made so, closed after the read)."""
     if isinstance(device, str):
         from device_emulator import ComputationalSSD
 
@@ -95,13 +82,7 @@ def _gpu_destination(device: Any) -> Iterator[Any]:
             yield ssd
         finally:
             ssd.close()
-        return
-    if not hasattr(device, "destination"):
-        yield device  # a device without a destination to model (HostOnly)
-        return
-    with _destination_lock:
-        before, device.destination = device.destination, "gpu"
-        try:
-            yield device
-        finally:
-            device.destination = before
+    elif hasattr(device, "with_destination"):
+        yield device.with_destination("gpu")
+    else:
+        yield device  # None, or a device without a destination to model (HostOnly)

@@ -165,7 +165,6 @@ class TransferStats:
     path: str = "host"  # "host" (host parse, pinned copies), "p2p" (device arenas), "gpu" (GPU-parsed)
     h2d_bytes: int = 0
     copies: int = 0
-    staging_bytes: int = 0
     seconds: float = 0.0
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
@@ -177,7 +176,6 @@ class TransferStats:
         """Counts what a :class:`~cuda_p2p.transfer.PinnedStager` copied."""
         self.h2d_bytes += stager.copied
         self.copies += stager.copies
-        self.staging_bytes = stager.nbytes * len(stager.buffers)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.executors.host import HostExecutor
@@ -42,7 +42,7 @@ class GpuExecutor:
         self.spans_seen = 0
         self.parsed_on_gpu = 0
         self.declined = 0
-        self._parsers: dict[int, GpuSpanParser] = {}
+        self._parsers: dict[Any, GpuSpanParser] = {}  # by FastPlan (one per assignment of types)
         self._lock = threading.Lock()
 
     def start(self, read: ReadPlan) -> None:
@@ -89,6 +89,6 @@ class GpuExecutor:
         if fast is None or not supports(fast):
             return None
         with self._lock:
-            if id(fast) not in self._parsers:
-                self._parsers[id(fast)] = GpuSpanParser(fast)
-            return self._parsers[id(fast)]
+            if fast not in self._parsers:
+                self._parsers[fast] = GpuSpanParser(fast)
+            return self._parsers[fast]

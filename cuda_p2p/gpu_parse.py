@@ -41,7 +41,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from cuda_p2p import runtime
-from cuda_p2p.transfer import PinnedStager
+from cuda_p2p.transfer import PinnedStager, device_zeros
 
 CHUNK = 256  # bytes per thread in the record-boundary scan
 _LF = 10
@@ -106,12 +106,16 @@ class GpuSpanParser:
         plan, d = self.plan, self._constants(cuda)
         cap = fused_capacity(rows)
         n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
-        out = {name: cuda.to_device(np.zeros(shape, dtype)) for name, (dtype, shape) in dict(
-            i64=(np.int64, (n_i64, cap)), i32=(np.int32, (n_i32, cap)), f64=(np.float64, (n_f64, cap)),
-            flags=(np.uint8, (n_bits, cap)), valid=(np.uint8, (plan.ncols, cap)),
-            str_start=(np.int64, (n_str, cap)), str_len=(np.int64, (n_str, cap)),
-            null_counts=(np.int64, (plan.ncols,)), host_floats=(np.int64, (max(rows * n_f64, 1), 4)),
-            host_floats_used=(np.int64, (1,)), status=(np.int32, (1,))).items()}
+        # The kernel writes every value slot of its rows (a null's as 0, as the host does);
+        # bits, flags and counts are only ever set or added to, so they start at zero.
+        written = dict(i64=(np.int64, (n_i64, cap)), i32=(np.int32, (n_i32, cap)), f64=(np.float64, (n_f64, cap)),
+                       str_start=(np.int64, (n_str, cap)), str_len=(np.int64, (n_str, cap)),
+                       host_floats=(np.int64, (max(rows * n_f64, 1), 4)))
+        added = dict(flags=(np.uint8, (n_bits, cap)), valid=(np.uint8, (plan.ncols, cap)),
+                     null_counts=(np.int64, (plan.ncols,)), host_floats_used=(np.int64, (1,)),
+                     status=(np.int32, (1,)))
+        out = {name: cuda.device_array(shape, dtype) for name, (dtype, shape) in written.items()}
+        out.update({name: device_zeros(shape, dtype) for name, (dtype, shape) in added.items()})
         rules, dialect = plan.rules, plan.dialect
         blocks, threads = runtime.launch_shape(rows)
         fields.parse_records[blocks, threads](

@@ -24,8 +24,9 @@ import numpy as np
 
 
 #: Held while kernels are launched: a GPU-parsed span's kernels fill the device
-#: between them, and Numba's simulator runs no two kernels at once.
-KERNEL_TURN = threading.Lock()
+#: between them, and Numba's simulator runs no two kernels at once (reentrant:
+#: a span's parse allocates zeroed buffers, itself a kernel).
+KERNEL_TURN = threading.RLock()
 
 
 class GpuUnavailable(RuntimeError):

@@ -232,6 +232,13 @@ def _bitmap_bytes(n: int) -> int:
     return (n + 31) // 32 * 4
 
 
+def device_zeros(shape: tuple[int, ...], dtype: Any) -> Any:
+    """A zeroed GPU array, zeroed by a kernel (no host buffer of zeros copied over)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    return _allocate(nbytes, True)[:nbytes].view(dtype).reshape(shape)
+
+
 def _allocate(nbytes: int, zeroed: bool) -> Any:
     """A GPU byte array (at least one byte: no empty allocations), zeroed on the GPU if asked."""
     from cuda_p2p.kernels import bits

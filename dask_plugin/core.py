@@ -20,6 +20,7 @@ Steps, all on the client when ``read_csv`` is called:
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -193,13 +194,11 @@ def gpu_tables(urlpath: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]
 
 
 def _plan_keywords(kwargs: dict) -> dict:
-    """:func:`read_csv`'s keywords split into :func:`_partition_plan`'s own and the reader options."""
-    own = ("blocksize", "include_path_column", "device", "split", "dtype_backend", "sample", "page_size",
-           "storage_options", "compression")
-    defaults = dict(blocksize=DEFAULT_BLOCKSIZE, include_path_column=False, device=None, split="host",
-                    dtype_backend="pyarrow", sample=DEFAULT_SAMPLE, page_size=None, storage_options=None,
-                    compression="infer")
-    planned = {key: kwargs.pop(key, defaults[key]) for key in own}
+    """:func:`read_csv`'s keywords split into :func:`_partition_plan`'s own (with
+    read_csv's defaults, read from its signature) and the reader options."""
+    defaults = {name: p.default for name, p in inspect.signature(read_csv).parameters.items()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY and name != "destination"}
+    planned = {key: kwargs.pop(key, default) for key, default in defaults.items()}
     return dict(planned, options=kwargs)
 
 

@@ -122,6 +122,24 @@ class ComputationalSSD:
                                                    queue_depth=self.profile["host.queue_depth"])
         return self._engine
 
+    def with_destination(self, destination: str) -> "ComputationalSSD":
+        """This device with its output modeled as going to ``destination``
+        (``"host"`` or ``"gpu"``): the same engine, profile and faults, this
+        object unchanged (a read may model GPU delivery while others share the device).
+
+        >>> ssd = ComputationalSSD("modern-gen4")
+        >>> to_gpu = ssd.with_destination("gpu")
+        >>> (to_gpu.destination, ssd.destination, to_gpu.engine is ssd.engine)
+        ('gpu', 'host', True)
+        >>> ssd.close()
+        """
+        if destination not in DESTINATIONS:
+            raise ValueError(f"destination must be one of {DESTINATIONS}, got {destination!r}")
+        self.engine  # started now, so that both share it
+        view = object.__new__(ComputationalSSD)
+        view.__dict__.update(self.__dict__, destination=destination)
+        return view
+
     def fault_for(self, task: int, attempt: int) -> int:
         """The ``FAULT_*`` code to inject into attempt ``attempt`` of task ``task``."""
         return self.faults.fault_code(task, attempt) if self.faults else FAULT_NONE

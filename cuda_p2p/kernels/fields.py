@@ -300,6 +300,12 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
             if kind == STRING:
                 str_start[slot, r] = s
                 str_len[slot, r] = 0
+            elif kind == SIGNED or kind == TIMESTAMP:  # a null's slot holds 0, as on the host
+                i64[slot, r] = 0
+            elif kind == FLOAT:
+                f64[slot, r] = 0.0
+            elif kind == DATE:
+                i32[slot, r] = 0
             continue
         ok = True
         if kind == STRING:
