@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, Iterator, Sequence, Union
@@ -15,7 +14,7 @@ from arrow_bridge.errors import MemoryLimitError
 from arrow_bridge.options import CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
 from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keywords, name_positions, positions_named,
-                                       selected_names, shape, split_keywords)
+                                       selected_names, shape, split_keywords, with_pandas_dtypes)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
 from arrow_bridge.progress import ProgressBar
@@ -57,7 +56,11 @@ def read_csv(
     ``true_values``, ``false_values``, ``skiprows``, ``nrows``,
     ``on_bad_lines`` (``"error"``, ``"skip"``, ``"warn"``), ``quotechar``,
     ``escapechar``, ``doublequote``, ``quoting``, ``decimal``, plus
-    ``n_threads`` and ``block_size``. ``storage_options`` (as in pandas) go
+    ``n_threads`` and ``block_size``. ``semantics="pandas"`` reads values as
+    ``pandas.read_csv`` does (``read_pandas``' default): no column inferred
+    as a date, time or timestamp, pandas' NA spellings (pyarrow's plus
+    ``<NA>`` and ``None``) null in text columns too; the default
+    ``"pyarrow"`` is ``pyarrow.csv``'s. ``storage_options`` (as in pandas) go
     to ``fsspec.open`` for URLs and compressed files: credentials, endpoint,
     ... (``{"anon": True}`` for a public S3 bucket); other sources ignore them.
 
@@ -440,11 +443,16 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     :func:`to_pandas` with ``dtype_backend`` (``"pyarrow"``, ``"numpy"`` or
     ``"numpy_nullable"``). pandas' frame keywords work as in
     ``pandas.read_csv`` (:mod:`arrow_bridge.pandas_frame`): ``index_col``,
-    ``parse_dates`` with ``date_format``, ``converters`` (applied to each
-    value's text in Python: a slow path), ``skipfooter``,
-    ``dtype="category"`` (or per column), ``usecols`` as a callable; and
-    ``engine``, ``low_memory``, ``memory_map``, ``float_precision`` are
-    accepted with a warning.
+    ``parse_dates`` with ``date_format`` and ``dayfirst``, ``converters``
+    (applied to each value's text in Python: a slow path), ``skipfooter``,
+    ``dtype="category"`` (or per column), pandas and NumPy dtypes in
+    ``dtype`` (the column gets that dtype whatever ``dtype_backend``),
+    ``usecols`` as a callable, ``dialect``, ``na_filter``,
+    ``skip_blank_lines``; and ``engine``, ``low_memory``, ``memory_map``,
+    ``float_precision``, ``cache_dates`` are accepted with a warning. Values read as pandas reads them
+    (``semantics="pandas"``, see :func:`read_csv`): dates and timestamps stay
+    text unless ``parse_dates`` or ``dtype`` ask, and empty or NA-spelled
+    text is missing.
 
     ``chunksize=N`` or ``iterator=True`` read it a piece at a time, as pandas
     does: the result (:class:`arrow_bridge.streaming.DataFrameChunks`, like
@@ -468,14 +476,17 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     ...     [frame.index.tolist() for frame in chunks]
     [[0, 1], [2]]
     """
+    options.setdefault("semantics", "pandas")
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
         options = name_positions(options, _header_names(source, options))
     options, steps = split_keywords(options)
     if callable(options.get("usecols")):
         options["usecols"] = selected_names(options["usecols"], _header_names(source, options))
-    to_frame = functools.partial(to_pandas, dtype_backend=dtype_backend)
+    def to_frame(table: pa.Table) -> "pd.DataFrame":
+        return with_pandas_dtypes(to_pandas(table, dtype_backend), table, steps.pandas_dtypes)
+
     if chunksize is not None or iterator:
-        if steps != FrameSteps():
+        if dataclasses.replace(steps, pandas_dtypes={}) != FrameSteps():
             raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)} and dtype='category' are not supported with "
                                       "chunksize/iterator yet: apply them to each chunk")
         return DataFrameChunks(_stream(source, **options), chunksize, to_frame)
@@ -545,13 +556,27 @@ def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame"
         table = table.rename_columns(names)
     if dtype_backend == "pyarrow":
         return table.to_pandas(types_mapper=pd.ArrowDtype)
+    if dtype_backend not in ("numpy", "numpy_nullable"):
+        raise ValueError(f"dtype_backend must be 'pyarrow', 'numpy' or 'numpy_nullable', got {dtype_backend!r}")
+    # pandas.read_csv's choices: a column of nulls is float64 (numpy) or Int64 (nullable), an empty one
+    # object; a missing bool is NaN
+    nulls_as = pa.float64() if dtype_backend == "numpy" else pa.int64()
+    for j, column in enumerate(table.columns):
+        if pa.types.is_null(column.type) and table.num_rows:
+            table = table.set_column(j, table.field(j).with_type(nulls_as), column.cast(nulls_as))
     if dtype_backend == "numpy":
-        return table.to_pandas()
-    if dtype_backend == "numpy_nullable":
-        return table.to_pandas(types_mapper={
+        return _missing_bools_as_nan(table.to_pandas(), table)
+    return table.to_pandas(types_mapper={
             pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
             pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
             pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
             pa.float32(): pd.Float32Dtype(), pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(),
         }.get)
-    raise ValueError(f"dtype_backend must be 'pyarrow', 'numpy' or 'numpy_nullable', got {dtype_backend!r}")
+
+
+def _missing_bools_as_nan(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":
+    """pyarrow gives a bool column with nulls as objects holding None; pandas holds NaN there."""
+    for j, column in enumerate(table.columns):
+        if pa.types.is_boolean(column.type) and column.null_count:
+            frame.isetitem(j, frame.iloc[:, j].where(frame.iloc[:, j].notna(), float("nan")))
+    return frame

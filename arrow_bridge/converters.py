@@ -59,6 +59,8 @@ class ValueRules:
     # False when timestamp_parsers name other formats: the kernels' ISO 8601 parser then accepts no
     # timestamp, and the column's text is parsed after the read (arrow_bridge.column_finish).
     iso_timestamps: bool = True
+    # False under pandas' semantics: inference never settles on a date, time or timestamp.
+    infer_dates: bool = True
 
     @classmethod
     def from_options(cls, opts: CsvOptions, null_values: Optional[Sequence[str]] = None) -> "ValueRules":
@@ -72,6 +74,7 @@ class ValueRules:
             check_utf8=opts.check_utf8,
             decimal_point=np.uint8(ord(opts.decimal_point)),
             iso_timestamps=not opts.custom_timestamps,
+            infer_dates=opts.semantics == "pyarrow",
         )
 
 

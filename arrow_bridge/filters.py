@@ -26,6 +26,7 @@ DNF operators: ``=``/``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``,
 """
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
@@ -123,6 +124,23 @@ class RowFilter:
             raise FilterError("filters: an OR of AND-groups must not hold an empty group")
         self.expression = _any_of([_all_of([p.expression() for p in group]) for group in self.groups])
         self._columns = tuple(dict.fromkeys(p.column for group in self.groups for p in group))
+
+    def temporal_columns(self) -> dict[str, pa.DataType]:
+        """The columns a DNF filter compares with dates or datetimes, and the
+        values' type: pandas' semantics infers no dates, so those columns are
+        read as that type (as ``parse_dates`` would) for the filter to apply.
+
+        >>> import datetime
+        >>> RowFilter([("d", "<", datetime.date(2000, 1, 1)), ("n", ">", 1)]).temporal_columns()
+        {'d': DataType(date32[day])}
+        """
+        found: dict[str, pa.DataType] = {}
+        for predicate in (p for group in self.groups or [] for p in group):
+            values = predicate.value if predicate.op in _SET_TESTS else [predicate.value]
+            for value in values:
+                if isinstance(value, (datetime.date, datetime.datetime)):
+                    found.setdefault(predicate.column, pa.scalar(value).type)
+        return found
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -27,11 +27,31 @@ INFERENCE_LADDER: tuple[pa.DataType, ...] = (
 )
 
 
+def inference_ladder(rules: ValueRules) -> tuple[pa.DataType, ...]:
+    """The types tried at each rung under ``rules``. Without date inference
+    (pandas' semantics) the temporal rungs convert as ``null``, which accepts
+    no column that reached them (a column of nulls stops at a lower rung), so
+    the rung numbers, and every plan keyed by them, stay the same.
+
+    >>> from arrow_bridge.options import CsvOptions
+    >>> rules = ValueRules.from_options(CsvOptions(semantics="pandas"))
+    >>> [str(t) for t in inference_ladder(rules)][:5]
+    ['null', 'int64', 'bool', 'null', 'null']
+    """
+    if rules.infer_dates:
+        return INFERENCE_LADDER
+    return tuple(pa.null() if _is_temporal(t) else t for t in INFERENCE_LADDER)
+
+
+def _is_temporal(type_: pa.DataType) -> bool:
+    return pa.types.is_date(type_) or pa.types.is_time(type_) or pa.types.is_timestamp(type_)
+
+
 class InferringConverter:
     """Converts a column at the first kind (from a starting rung) that fits."""
 
     def __init__(self, rules: ValueRules):
-        self._converters: list[Converter] = [converter_for(t, rules) for t in INFERENCE_LADDER]
+        self._converters: list[Converter] = [converter_for(t, rules) for t in inference_ladder(rules)]
 
     def convert_from(self, span: TokenizedSpan, col: int, rung: int) -> tuple[int, pa.Array]:
         """``(rung, array)``: the first rung >= ``rung`` whose converter accepts the column."""

@@ -28,6 +28,10 @@ ISO8601 = pacsv.ISO8601  # the marker pyarrow puts in timestamp_parsers for its 
 DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
 DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
 DEFAULT_FALSE_VALUES = tuple(_DEFAULT_CONVERT.false_values)
+#: pandas' default NA spellings (``pandas._libs.parsers.STR_NA_VALUES``): pyarrow's and two more.
+PANDAS_NULL_VALUES = (*DEFAULT_NULL_VALUES, "<NA>", "None")
+#: How values read when no type is given: as ``pyarrow.csv`` reads them, or as ``pandas.read_csv`` does.
+SEMANTICS = ("pyarrow", "pandas")
 DEFAULT_BLOCK_SIZE = 2 << 20
 MAX_BLOCK_SIZE = 1 << 30
 ON_BAD_LINES = ("error", "skip", "warn")
@@ -79,6 +83,8 @@ class CsvOptions:
     on_bad_lines: str | Callable = "error"
     row_filter: RowFilter | None = None  # filters=: the rows kept (arrow_bridge.filters)
     grouped_query: GroupedQuery | None = None  # aggregate_csv's: each span reduced to a partial aggregate
+    # "pandas": no date/time/timestamp inference, pandas' NA spellings, text columns take nulls (pandas_semantics)
+    semantics: str = "pyarrow"
 
     def __post_init__(self) -> None:
         for name in ("delimiter", "decimal_point"):
@@ -90,6 +96,11 @@ class CsvOptions:
             raise ValueError(f"block_size must be in [1, {MAX_BLOCK_SIZE}], got {self.block_size}")
         if self.on_bad_lines not in ON_BAD_LINES and not callable(self.on_bad_lines):
             raise ValueError(f"on_bad_lines must be one of {ON_BAD_LINES} or a callable")
+        if self.semantics not in SEMANTICS:
+            raise ValueError(f"semantics must be one of {SEMANTICS}, got {self.semantics!r}")
+        if self.semantics == "pandas" and self.timestamp_parsers:
+            raise ValueError("timestamp_parsers infer timestamps and semantics='pandas' infers none: "
+                             "give those columns a timestamp dtype instead")
         if self.nrows is not None and self.nrows < 0:
             raise ValueError("nrows must be >= 0")
         for parser in self.timestamp_parsers:
@@ -207,7 +218,7 @@ _PANDAS_KEYWORDS = {
     "sep", "delimiter", "header", "names", "usecols", "dtype", "na_values", "keep_default_na",
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
-    "filters",
+    "filters", "semantics", "na_filter", "skip_blank_lines",
 }
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
@@ -215,6 +226,7 @@ IGNORED_PANDAS_KEYWORDS = {
     "low_memory": "types are inferred per block and settled over the whole file, never mixed",
     "memory_map": "local files are read in blocks by the C++ engine",
     "float_precision": "floats are always correctly rounded (round trip)",
+    "cache_dates": "parse_dates columns go through pandas.to_datetime, which caches repeated values",
 }
 
 
@@ -224,6 +236,8 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
     unknown = set(kw) - _PANDAS_KEYWORDS
     if unknown:
         raise TypeError(f"read_csv() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+    if kw.get("semantics") is not None:  # first: na_values add to pandas' spellings
+        opts = pandas_semantics(opts) if kw["semantics"] == "pandas" else replace(opts, semantics=kw["semantics"])
     changes: dict[str, Any] = {}
     sep = kw.get("sep", kw.get("delimiter"))
     if sep is not None:
@@ -236,6 +250,8 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
         changes["escape_char"] = kw["escapechar"]
     if "doublequote" in kw:
         changes["double_quote"] = bool(kw["doublequote"])
+    if kw.get("skip_blank_lines") is False:  # pandas' spelling of pyarrow's ignore_empty_lines
+        changes["ignore_empty_lines"] = False
     if "decimal" in kw:
         changes["decimal_point"] = kw["decimal"]
     for key in ("encoding", "encoding_errors"):
@@ -255,7 +271,34 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
         from arrow_bridge.filters import RowFilter  # here: pyarrow.compute costs start-up time
 
         changes["row_filter"] = RowFilter(kw["filters"])
+        if opts.semantics == "pandas":
+            changes.update(_filtered_dates(changes["row_filter"], changes.get("column_types", opts.column_types),
+                                           changes.get("default_type", opts.default_type)))
     return replace(opts, **changes)
+
+
+def _filtered_dates(row_filter: RowFilter, column_types: Mapping[str | int, pa.DataType],
+                    default_type: pa.DataType | None) -> dict[str, Any]:
+    """Under pandas' semantics, columns a filter compares with dates are read as dates (not inferred)."""
+    dated = {name: type_ for name, type_ in row_filter.temporal_columns().items() if name not in column_types}
+    if not dated or default_type is not None:
+        return {}
+    return {"column_types": {**column_types, **dated}}
+
+
+def pandas_semantics(opts: CsvOptions) -> CsvOptions:
+    """``opts`` reading values as ``pandas.read_csv`` does: pandas' NA
+    spellings (pyarrow's plus ``<NA>`` and ``None``) null in every column,
+    text and quoted ones included, and no column inferred as a date, time or
+    timestamp (pandas leaves them text unless ``parse_dates``).
+
+    >>> opts = pandas_semantics(CsvOptions())
+    >>> opts.strings_can_be_null, opts.null_values[-2:], opts.semantics
+    (True, ('<NA>', 'None'), 'pandas')
+    """
+    nulls = PANDAS_NULL_VALUES if opts.null_values == DEFAULT_NULL_VALUES else opts.null_values
+    return replace(opts, semantics="pandas", null_values=nulls, strings_can_be_null=True,
+                   quoted_strings_can_be_null=True)
 
 
 def _header_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
@@ -283,8 +326,11 @@ def _header_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
-    """pandas adds na/true/false spellings to the defaults (unless told not to)."""
+    """pandas adds na/true/false spellings to the defaults (unless told not to);
+    ``na_filter=False`` makes no value missing, whatever ``na_values`` say."""
     changes: dict[str, Any] = {}
+    if not kw.get("na_filter", True):
+        kw = {key: value for key, value in kw.items() if key != "na_values"}
     base_nulls = opts.null_values if kw.get("keep_default_na", True) else ()
     if isinstance(kw.get("na_values"), Mapping):
         # pandas: each named column's own spellings (added to the defaults unless keep_default_na=False);
@@ -295,7 +341,7 @@ def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
         changes["null_values"] = base_nulls
     elif kw.get("na_values") is not None:
         changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *_spellings(kw["na_values"])]))
-    elif not kw.get("keep_default_na", True):
+    elif not kw.get("keep_default_na", True) or not kw.get("na_filter", True):
         changes["null_values"] = ()
     for key, current in (("true_values", opts.true_values), ("false_values", opts.false_values)):
         if kw.get(key) is not None:

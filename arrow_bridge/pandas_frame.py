@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: The keywords :func:`split_keywords` takes out of the reader's options into :class:`FrameSteps`.
-FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "converters", "skipfooter", "thousands")
+FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "dayfirst", "converters", "skipfooter", "thousands")
 
 Columns = Union[int, str, Sequence[Union[int, str]], None]
 
@@ -46,12 +46,15 @@ class FrameSteps:
     index_col: Columns = None
     parse_dates: Union[bool, Sequence[Union[int, str]], None] = None
     date_format: Optional[str] = None
+    dayfirst: bool = False
     converters: Mapping[Union[int, str], Callable[[str], Any]] = field(default_factory=dict)
     skipfooter: int = 0
     thousands: Optional[str] = None
     categories: Union[bool, Sequence[str]] = ()  # True: every column
     numbers: Optional["Thousands"] = None  # how ``thousands`` reads the text columns
     header_rows: Optional[LineRules] = None  # header=[...]: the rules that capture the rows
+    # dtype entries naming pandas dtypes (extension dtypes, object) the frame takes as given; key None: every column
+    pandas_dtypes: Mapping[Union[int, str, None], Any] = field(default_factory=dict)
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
@@ -72,6 +75,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     if steps.skipfooter < 0:
         raise ValueError(f"skipfooter must be >= 0, got {steps.skipfooter}")
     dtype = options.get("dtype")
+    steps.pandas_dtypes = _pandas_dtypes(dtype)
     if isinstance(dtype, str) and dtype == "category":
         steps.categories, options["dtype"] = True, "string"
     elif isinstance(dtype, Mapping):
@@ -112,7 +116,7 @@ def text_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], Optional[Lin
     (0, LineRules(skiprows=2, comment=None, skipinitialspace=False, lineterminator=None, header_records=1, \
 header_rows=(), delimiter=';', quotechar='"', escapechar=None, doublequote=True))
     """
-    options = dict(options)
+    options = with_csv_dialect(options)
     compression = options.pop("compression", "infer")
     given = {key: options.pop(key) for key in LINE_KEYWORDS if key in options}
     given = {key: value for key, value in given.items() if value is not None and value is not False}
@@ -138,6 +142,31 @@ header_rows=(), delimiter=';', quotechar='"', escapechar=None, doublequote=True)
             raise TypeError("storage_options is an OpeningOptions already: pass the text keywords once")
         options["storage_options"] = OpeningOptions(storage, compression=compression, line_rules=rules)
     return options, (rules if isinstance(header, list) else None)
+
+
+def with_csv_dialect(options: Mapping[str, Any]) -> dict[str, Any]:
+    """pandas' ``dialect`` (a ``csv.Dialect`` or a name ``csv.get_dialect``
+    knows) spelled as the keywords it overrides, as pandas does: ``sep``,
+    ``quotechar``, ``doublequote``, ``escapechar``, ``skipinitialspace``,
+    ``quoting`` (not ``lineterminator``).
+
+    >>> sorted(with_csv_dialect({"dialect": "excel-tab"}).items())[:3]
+    [('doublequote', True), ('escapechar', None), ('quotechar', '"')]
+    """
+    options = dict(options)
+    dialect = options.pop("dialect", None)
+    if dialect is None:
+        return options
+    import csv
+
+    if isinstance(dialect, str):
+        dialect = csv.get_dialect(dialect)
+    for key, value in (("sep", dialect.delimiter), ("quotechar", dialect.quotechar),
+                       ("doublequote", dialect.doublequote), ("escapechar", dialect.escapechar),
+                       ("skipinitialspace", dialect.skipinitialspace), ("quoting", dialect.quoting)):
+        options.pop("delimiter" if key == "sep" else key, None)
+        options[key] = value
+    return options
 
 
 def arrow_keywords(options: dict[str, Any], storage_options: Optional[dict[str, Any]] = None, *,
@@ -258,14 +287,68 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if dates and dates is not True:
         for key in dates:  # from the text (read as such), as pandas parses it
             name = _name(frame, key)
-            frame[name] = pd.to_datetime(frame[name], format=steps.date_format)
+            frame[name] = pd.to_datetime(frame[name], format=steps.date_format, dayfirst=steps.dayfirst)
     if steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
         frame = frame.set_index([_name(frame, key) for key in keys])
         if dates is True:  # pandas: parse the index
-            frame.index = pd.to_datetime(frame.index, format=steps.date_format)
+            frame.index = pd.to_datetime(frame.index, format=steps.date_format, dayfirst=steps.dayfirst)
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
+    return frame
+
+
+def _pandas_dtypes(dtype: Any) -> dict[Union[int, str, None], Any]:
+    """The entries of a ``dtype`` keyword that are pandas or NumPy dtypes: the
+    frame's column has that dtype whatever the ``dtype_backend``, as in pandas
+    (``"Int64"``, ``pd.Float32Dtype()``, ``"string"``, ``"int64[pyarrow]"``,
+    ``object``, ``"float32"``...). The reader reads their Arrow type;
+    categories are made apart.
+
+    >>> _pandas_dtypes({"a": "Int64", "b": "int32", "c": "category"})
+    {'a': Int64Dtype(), 'b': dtype('int32')}
+    """
+    if dtype is None:
+        return {}
+    from pandas.api.types import CategoricalDtype, pandas_dtype
+
+    found: dict[Union[int, str, None], Any] = {}
+    for key, spec in (dtype.items() if isinstance(dtype, Mapping) else [(None, dtype)]):
+        if isinstance(spec, pa.DataType):
+            continue
+        try:
+            wanted = pandas_dtype(spec)
+        except TypeError:  # a name only the reader knows ("timestamp[ms]")
+            continue
+        if not isinstance(wanted, CategoricalDtype):
+            found[key] = wanted
+    return found
+
+
+def with_pandas_dtypes(frame: "pd.DataFrame", table: pa.Table, dtypes: Mapping[Union[int, str, None], Any]
+                       ) -> "pd.DataFrame":
+    """``frame`` (of ``table``, column for column) with the dtypes asked for
+    (:attr:`FrameSteps.pandas_dtypes`): an extension dtype made from the Arrow
+    column (exact, nulls kept), a NumPy one from the column's NumPy-backed
+    values (missing as NaN, as pandas gives ``object``). Names the file lacks
+    are ignored, as pandas does.
+
+    >>> import pandas as pd
+    >>> table = pa.table({"a": [1, None]})
+    >>> with_pandas_dtypes(table.to_pandas(), table, {"a": pd.Int64Dtype()}).a.tolist()
+    [1, <NA>]
+    """
+    for j in range(len(frame.columns)):
+        wanted = dtypes.get(table.column_names[j], dtypes.get(j, dtypes.get(None)))
+        if wanted is None or frame.dtypes.iloc[j] == wanted:
+            continue
+        try:
+            values = wanted.__from_arrow__(table.column(j)) if hasattr(wanted, "__from_arrow__") else None
+        except (TypeError, pa.ArrowException):
+            values = None
+        if values is None:
+            values = table.column(j).to_pandas().astype(wanted).set_axis(frame.index)
+        frame.isetitem(j, values)
     return frame
 
 

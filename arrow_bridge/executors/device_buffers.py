@@ -23,7 +23,7 @@ import pyarrow as pa
 from arrow_bridge.converters import STRINGS, ConversionSpec, conversion_spec, wrap_buffers
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.fast_path import FastPlan, FusedBuffers, data_stride, fused_capacity
-from arrow_bridge.inference import INFERENCE_LADDER
+from arrow_bridge.inference import INFERENCE_LADDER, inference_ladder
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.span_layout import (
     CHECK_UTF8,
@@ -96,7 +96,7 @@ def pack_plan(read: ReadPlan) -> np.ndarray:
     planned = [word for c in read.columns for word in word_list(
         PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
         conversion=conversion_words(conversion_spec(c.type, rules)) if c.type is not None else [0] * CONVERSION.size)]
-    ladder = [word for t in INFERENCE_LADDER for word in conversion_words(conversion_spec(t, rules))]
+    ladder = [word for t in inference_ladder(rules) for word in conversion_words(conversion_spec(t, rules))]
     header = word_list(
         PLAN, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
         delimiter=dialect.delimiter, quote=dialect.quote, escape=dialect.escape,

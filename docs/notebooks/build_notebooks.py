@@ -512,8 +512,9 @@ DASK = [
     with dask_plugin.job_report(client) as job:
         df = ddf.compute()
 
-    # exact: the partitions put together are the whole file read at once
-    pd.testing.assert_frame_equal(df.reset_index(drop=True), arrow_bridge.read_pandas(path))
+    # exact: the partitions put together are the whole file read at once (dask_plugin.read_csv
+    # reads values as pyarrow does; read_pandas as pandas does unless told otherwise)
+    pd.testing.assert_frame_equal(df.reset_index(drop=True), arrow_bridge.read_pandas(path, semantics="pyarrow"))
     job
     """),
     ("code", """

@@ -30,7 +30,7 @@ import struct
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -677,3 +677,42 @@ def check_error_location(data: bytes, err) -> None:
         assert err.line == expected, (
             f"line {err.line} is not the physical line of byte_offset {err.byte_offset} "
             f"(that is line {expected}): {err!r}")
+
+
+# ---- files of the values pandas and pyarrow read differently ---------------------------------------
+PANDAS_NA_SPELLINGS = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "<NA>", "#N/A", "n/a", "-NaN"]
+PANDAS_FAMILIES = {
+    "int": lambda rng: str(rng.randrange(-10**6, 10**6)),
+    "float": lambda rng: f"{rng.randrange(-10**5, 10**5) / 8}",
+    "bool": lambda rng: rng.choice(["True", "False", "true", "FALSE"]),
+    "date": lambda rng: f"20{rng.randrange(10, 30)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}",
+    "timestamp": lambda rng: f"2021-03-0{rng.randrange(1, 10)}{rng.choice(' T')}"
+                             f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}",
+    "time": lambda rng: f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}",
+    "text": lambda rng: rng.choice(["alpha", "beta gamma", "x", "None?", "nan-ish", "0x1F"]),
+}
+
+
+def _pandas_cell(rng: random.Random, family: str, null_rate: float) -> str:
+    if rng.random() < null_rate:
+        value = rng.choice(PANDAS_NA_SPELLINGS)
+    else:
+        value = PANDAS_FAMILIES[family](rng)
+    return f'"{value}"' if rng.random() < 0.2 else value
+
+
+def pandas_family_file(seed: int, rows: int = 60, families: Optional[Sequence[str]] = None,
+                       null_rates: Optional[Sequence[float]] = None) -> bytes:
+    """A header and ``rows`` rows of the families pandas and pyarrow read
+    differently (dates, times, timestamps, NA spellings, quoted or not, in
+    every column): each column one family of :data:`PANDAS_FAMILIES` (random
+    unless given), some columns all missing."""
+    rng = random.Random(seed)
+    if families is None:
+        families = [rng.choice(list(PANDAS_FAMILIES)) for _ in range(rng.randrange(2, 7))]
+    if null_rates is None:
+        null_rates = [rng.choice([0.0, 0.1, 0.5, 1.0]) for _ in families]
+    lines = [",".join(f"c{j}" for j in range(len(families)))]
+    for _ in range(rows):
+        lines.append(",".join(_pandas_cell(rng, family, rate) for family, rate in zip(families, null_rates)))
+    return ("\n".join(lines) + "\n").encode()

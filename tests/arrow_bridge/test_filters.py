@@ -14,6 +14,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
+from arrow_bridge.options import PANDAS_NULL_VALUES
 from arrow_bridge.executors import TaskRecorder
 from arrow_bridge.filters import FilterError, RowFilter
 from arrow_bridge.span_stages import STAGE_COUNTERS
@@ -122,10 +123,14 @@ def test_read_pandas_and_dask_take_filters(tmp_path):
     path.write_bytes(DATA)
     filters = FILTERS[0]
     expected = _expected(DATA, filters).to_pandas(types_mapper=pd_arrow_types)
-    frame = arrow_bridge.read_pandas(path, filters=filters)
-    assert frame.equals(expected)
     dask_frame = dask_plugin.read_csv(str(path), filters=filters, blocksize=20_000).compute()
     assert dask_frame.reset_index(drop=True).equals(expected)
+    # read_pandas reads values as pandas does (empty text is missing); a column compared with a date is a date
+    as_pandas = pacsv.ConvertOptions(strings_can_be_null=True, null_values=PANDAS_NULL_VALUES)
+    expected = _expected(DATA, filters, convert_options=as_pandas).to_pandas(types_mapper=pd_arrow_types)
+    frame = arrow_bridge.read_pandas(path, filters=filters)
+    assert frame.equals(expected)
+    assert str(frame.l_shipdate.dtype) == "date32[day][pyarrow]" and frame.l_flag.isna().any()
 
 
 def pd_arrow_types(type_: pa.DataType):

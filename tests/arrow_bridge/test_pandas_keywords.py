@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import csv
 import io
 import lzma
 import random
@@ -48,8 +49,6 @@ def test_frame_keywords_give_pandas_frame(data, case):
     options = CASES[case]
     expected = pd.read_csv(io.BytesIO(data), **options, **({"engine": "python"} if "skipfooter" in options else {}))
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
-    if "parse_dates" not in options:  # pandas leaves dates as text; our numpy backend gives datetime.date objects
-        expected, got = expected.drop(columns="day", errors="ignore"), got.drop(columns="day", errors="ignore")
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
@@ -143,22 +142,12 @@ LINE_CASES = {
 LINE_MATRIX = [(case, file) for case, (_, files) in LINE_CASES.items() for file in files]
 
 
-def _without_dates(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame without CLEAN's and MESSY's date column: pandas leaves it text, our NumPy backend
-    gives datetime.date objects (a difference kept, see the frame keywords test)."""
-    def dated(column) -> bool:
-        return any(str(level).startswith(("day", "2020-", "2021-")) for level in
-                   (column if isinstance(column, tuple) else (column,)))
-
-    return frame.drop(columns=[column for column in frame.columns if dated(column)])
-
-
 @pytest.mark.parametrize("case, file", LINE_MATRIX, ids=[f"{case}-{file}" for case, file in LINE_MATRIX])
 def test_line_keywords_give_pandas_frame(case, file):
     options, data = LINE_CASES[case][0], FILES[file]
     expected = pd.read_csv(io.BytesIO(data), **options)
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
-    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
 @pytest.mark.parametrize("case", ["skiprows callable", "comment", "thousands", "header int", "skipinitialspace"])
@@ -167,7 +156,7 @@ def test_line_keywords_with_the_pyarrow_backend(case):
     data = FILES[files[0]]
     expected = pd.read_csv(io.BytesIO(data), dtype_backend="pyarrow", **options)
     got = arrow_bridge.read_pandas(io.BytesIO(data), **options)
-    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
 def test_line_keywords_stream_in_chunks():
@@ -272,7 +261,7 @@ def test_compression_of_file_objects(method, spelling):
     compression = method if spelling == "name" else {"method": method}
     expected = pd.read_csv(io.BytesIO(data), compression=compression)
     got = arrow_bridge.read_pandas(io.BytesIO(data), compression=compression, dtype_backend="numpy")
-    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
 @pytest.mark.parametrize("method", list(COMPRESSED))
@@ -283,7 +272,7 @@ def test_compression_of_paths(method, compression, write_file):
     options = {} if compression == "infer" else {"compression": method}
     expected = pd.read_csv(path, **options)
     got = arrow_bridge.read_pandas(path, dtype_backend="numpy", **options)
-    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
 def test_compression_with_line_keywords(write_file):
@@ -333,7 +322,7 @@ def test_zstd_needs_zstandard_as_in_pandas():
     data = zstandard.ZstdCompressor().compress(MESSY)
     expected = pd.read_csv(io.BytesIO(data), compression="zstd")
     got = arrow_bridge.read_pandas(io.BytesIO(data), compression="zstd", dtype_backend="numpy")
-    pd.testing.assert_frame_equal(_without_dates(got), _without_dates(expected), check_exact=True)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
 
@@ -383,12 +372,33 @@ def test_thousands_on_random_numbers_give_pandas_frame(separator, decimal):
 @pytest.mark.parametrize("case", ["skiprows list", "skiprows callable", "comment", "header int", "thousands",
                                   "lineterminator ~", "skipinitialspace and comment"])
 def test_arrow_keywords_give_read_csv_the_same_table(case):
-    """What read_csv needs to take these keywords (pandas_frame.arrow_keywords; wiring it into
-    api.read_csv is its owner's): the Table read_pandas' frame is made of."""
+    """read_csv takes the line keywords too: with pandas' semantics, the Table read_pandas' frame is made of."""
     options, files = LINE_CASES[case]
     data = FILES[files[0]]
-    reader_options, storage, numbers = arrow_bridge.pandas_frame.arrow_keywords(options)
-    table = arrow_bridge.read_csv(io.BytesIO(data), storage_options=storage, **reader_options)
-    table = numbers.apply(table) if numbers is not None else table
+    table = arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas", **options)
     frame = arrow_bridge.read_pandas(io.BytesIO(data), **options)
     assert table.equals(pa.Table.from_pandas(frame, preserve_index=False))
+
+
+class SemicolonDialect(csv.Dialect):
+    delimiter, quotechar, doublequote, escapechar = ";", "'", True, None
+    skipinitialspace, quoting, lineterminator = True, csv.QUOTE_MINIMAL, "\r\n"
+
+
+@pytest.mark.parametrize("data, keywords", [
+    (b"a,b\n1,2\n\n3,4\n", dict(skip_blank_lines=False)),
+    (b"a,b\n1,x\n\n3,y\n\n", dict(skip_blank_lines=False)),
+    (b'a\tb\n1\t"x\ty"\n', dict(dialect="excel-tab")),
+    (b"a;b\n1; 'x;y'\n", dict(dialect=SemicolonDialect, sep=",")),
+    (b"d\n01/02/2020\n13/02/2020\n", dict(parse_dates=["d"], dayfirst=True)),
+], ids=["skip_blank_lines numbers", "skip_blank_lines text", "dialect name", "dialect class", "dayfirst"])
+def test_more_pandas_keywords_give_pandas_frame(data, keywords):
+    expected = pd.read_csv(io.BytesIO(data), **keywords)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_cache_dates_is_accepted_with_a_warning():
+    with pytest.warns(UserWarning, match=r"read_csv\(cache_dates=False\) is ignored") as seen:
+        arrow_bridge.read_pandas(io.BytesIO(b"d\n2020-01-02\n"), parse_dates=["d"], cache_dates=False)
+    assert seen[0].filename == __file__

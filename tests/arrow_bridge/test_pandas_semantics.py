@@ -1,0 +1,114 @@
+"""``semantics="pandas"`` (``read_pandas``' default): values read as ``pandas.read_csv`` reads them.
+
+pandas infers no dates, times or timestamps, and its NA spellings (pyarrow's plus
+``<NA>`` and ``None``) are missing in every column, text and quoted fields included.
+Random files mixing those families are compared with ``pandas.read_csv`` for the
+three dtype backends, and the Table is the same on the host and the device, at
+every block size.
+"""
+from __future__ import annotations
+
+import datetime
+import io
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+
+import arrow_bridge
+from csvgen import pandas_family_file as mixed_file
+from device_emulator import ComputationalSSD
+
+SEEDS = range(40)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numpy_nullable", "pyarrow"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_read_pandas_gives_pandas_values(seed, backend):
+    data = mixed_file(seed)
+    expected = pd.read_csv(io.BytesIO(data), dtype_backend=backend) if backend != "numpy" else \
+        pd.read_csv(io.BytesIO(data))
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend=backend)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=data.decode()[:200])
+
+
+@pytest.mark.parametrize("seed", SEEDS[:10])
+def test_the_table_is_the_same_on_the_device_and_at_every_block_size(seed, tmp_path):
+    data = mixed_file(seed, rows=400)
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(data)
+    expected = arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas")
+    assert not any(pa.types.is_temporal(t) for t in expected.schema.types)
+    for block_size in (64, 1000):
+        got = arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas", block_size=block_size)
+        assert got.equals(expected), block_size
+    ssd = ComputationalSSD("modern-gen4")
+    for split in ("device", "dynamic", "static:0.5"):
+        got = arrow_bridge.read_csv(path, semantics="pandas", device=ssd, split=split, block_size=1000)
+        assert got.equals(expected), split
+
+
+def test_a_date_column_that_starts_late_stays_text():
+    """The first blocks see only nulls; the dates come later and still read as text."""
+    data = b"d,n\n" + b",1\n" * 3000 + b"2020-01-02,2\n"
+    table = arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas", block_size=1024)
+    assert table.schema.field("d").type == pa.string()
+    assert table.column("d").null_count == 3000
+    assert table.column("d")[-1].as_py() == "2020-01-02"
+
+
+def test_pyarrow_semantics_stay_the_default_of_read_csv():
+    table = arrow_bridge.read_csv(io.BytesIO(b"d,s\n2020-01-02,\n2020-01-03,None\n"))
+    assert table.schema.types == [pa.date32(), pa.string()]
+    assert table.column("s").to_pylist() == ["", "None"]
+
+
+def test_na_values_add_to_pandas_spellings_unless_keep_default_na_is_false():
+    data = b"s,n\nNone,-\n<NA>,1\n"
+    got = arrow_bridge.read_pandas(io.BytesIO(data), na_values=["-"], dtype_backend="numpy")
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), na_values=["-"]))
+    got = arrow_bridge.read_pandas(io.BytesIO(data), na_values=["-"], keep_default_na=False, dtype_backend="numpy")
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), na_values=["-"], keep_default_na=False))
+
+
+def test_an_explicit_dtype_still_reads_dates():
+    """pandas itself refuses a datetime dtype in read_csv (it wants parse_dates); the Arrow reader takes it."""
+    table = arrow_bridge.read_csv(io.BytesIO(b"d\n2020-01-02\nNone\n"), semantics="pandas", dtype={"d": pa.date32()})
+    assert table.column("d").to_pylist() == [datetime.date(2020, 1, 2), None]
+
+
+def test_unknown_semantics_and_custom_timestamp_parsers_are_refused():
+    with pytest.raises(ValueError, match="semantics must be one of"):
+        arrow_bridge.read_csv(io.BytesIO(b"a\n1\n"), semantics="polars")
+    with pytest.raises(ValueError, match="timestamp_parsers"):
+        arrow_bridge.read_csv(io.BytesIO(b"a\n1\n"), semantics="pandas",
+                              convert_options=pacsv.ConvertOptions(timestamp_parsers=["%Y"]))
+
+
+EXTENSION_DTYPES = ["Int64", pd.Int32Dtype(), "UInt8", "Float64", "boolean", "string", pd.StringDtype("pyarrow"),
+                    "int64[pyarrow]", "object", "str", "float32"]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numpy_nullable", "pyarrow"])
+@pytest.mark.parametrize("dtype", EXTENSION_DTYPES, ids=[str(d) for d in EXTENSION_DTYPES])
+def test_pandas_dtypes_in_dtype_give_pandas_columns(dtype, backend):
+    """pandas extension dtypes (and object) asked for by name or instance are the frame's dtypes, made
+    from the Arrow column (nulls kept as the dtype's missing value)."""
+    data = b"n,s,f,b,u\n1,x,1.5,True,7\n,y,,False,\n3,NA,2.5,,9\n"
+    column = {"Float64": "f", "float32": "f", "boolean": "b", "UInt8": "u"}.get(str(dtype), "n")
+    if str(dtype) in ("string", "str", "object") or isinstance(dtype, pd.StringDtype):
+        column = "s"
+    keywords = {} if backend == "numpy" else {"dtype_backend": backend}
+    expected = pd.read_csv(io.BytesIO(data), dtype={column: dtype}, **keywords)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype={column: dtype}, dtype_backend=backend)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_pandas_dtypes_apply_to_every_chunk():
+    data = b"n,s\n1,x\n,y\n3,\n4,z\n5,w\n"
+    with arrow_bridge.read_pandas(io.BytesIO(data), dtype={"n": "Int64", "s": object}, chunksize=2,
+                                  dtype_backend="numpy") as chunks:
+        got = pd.concat(list(chunks))
+    expected = pd.concat(pd.read_csv(io.BytesIO(data), dtype={"n": "Int64", "s": object}, chunksize=2))
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
