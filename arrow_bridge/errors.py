@@ -11,12 +11,15 @@ from typing import Callable
 
 import pyarrow as pa
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The packages whose frames a warning skips: arrow_bridge, and those calling it for the user.
+_PACKAGE_DIRS = tuple(os.path.join(_REPOSITORY, name) + os.sep for name in ("arrow_bridge", "dask_plugin", "cuda_p2p"))
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     """Warns with the ``stacklevel`` that points at the first caller outside
-    ``arrow_bridge`` (the user's ``read_csv`` line, or Dask's), however deep
+    ``arrow_bridge``, ``dask_plugin`` and ``cuda_p2p`` (the user's
+    ``read_csv`` line, or Dask's), however deep
     the reader's own calls go.
 
     >>> import warnings
@@ -27,7 +30,7 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     'careful'
     """
     frame, level = sys._getframe(1), 2  # stacklevel 2 is our caller, frame 1 here
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRS):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 

@@ -44,13 +44,15 @@ class NdpBackendEntrypoint(DataFrameBackendEntrypoint):
 
     @staticmethod
     def read_csv(urlpath: Any, **kwargs: Any):
-        """``dask_plugin.read_csv`` with the pandas backend's dtypes unless
-        ``dtype_backend="pyarrow"`` is asked for (code written for the pandas
+        """``dask_plugin.read_csv`` with the pandas backend's values
+        (``semantics="pandas"``: dates stay text, empty text is missing) and
+        dtypes unless ``dtype_backend="pyarrow"`` is asked for (code written for the pandas
         backend compares and concatenates frames unchanged); Dask keywords
         such as ``sample_rows`` are accepted and ignored."""
         from dask_plugin.core import read_csv
 
         kwargs.setdefault("dtype_backend", "numpy")
+        kwargs.setdefault("semantics", "pandas")
         return read_csv(urlpath, **kwargs)
 
     @staticmethod

@@ -30,6 +30,7 @@ import pyarrow as pa
 
 import arrow_bridge
 from arrow_bridge.api import to_pandas
+from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.options import resolve_options
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.source import ByteSource, open_source
@@ -63,11 +64,15 @@ _IGNORED_DASK_KEYS = ("sample_rows", "enforce")
 
 @dataclass(frozen=True)
 class FileInfo:
-    """One input file: its path (a local path or a URL), size, and whether it is compressed."""
+    """One input file: its path (a local path or a URL), size, and compression (None: none)."""
 
     path: str
     size: int
-    compressed: bool
+    codec: Optional[str] = None
+
+    @property
+    def compressed(self) -> bool:
+        return self.codec is not None
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ def read_csv(
     values do not fit those types raises ``arrow_bridge.CsvParseError``
     saying so: pass ``dtype={column: type}``, or ``assume_missing=True``
     (as in Dask: integer columns not in ``dtype`` are read as float64).
+    With ``dtype_backend="numpy"``, an integer column with a missing value in
+    the sample is read as float64 (pandas' dtype for it) in every partition.
 
     ``include_path_column``: add a categorical column (named ``"path"``, or
     the given name) with each row's file. Reader options (``sep``,
@@ -224,12 +231,17 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     files = expand_paths(urlpath, storage_options, compression)
     block = None if blocksize is None else _bytes(blocksize if blocksize != "default" else DEFAULT_BLOCKSIZE,
                                                   "blocksize")
+    _warn_whole_compressed_files(files, block)
     page = int(page_size) if page_size else page_size_of(spec)
     plans = [read_file_plan(f, reader_options, storage_options, block, page) for f in files]
     names = _common_names(plans)
-    schema, user_typed = sample_schema(plans, reader_options, _bytes(sample, "sample"), storage_options)
+    sampled, user_typed = sample_table(plans, reader_options, _bytes(sample, "sample"), storage_options)
     if assume_missing:
-        schema = ints_as_floats(schema, user_typed)
+        schema = ints_as_floats(sampled.schema, user_typed)
+    elif dtype_backend == "numpy":  # NumPy has no int with NA: pandas' float64, in every partition alike
+        schema = ints_as_floats(sampled.schema, user_typed | _without_nulls(sampled))
+    else:
+        schema = sampled.schema
     path_column = _path_column(include_path_column, schema)
     parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
@@ -238,7 +250,7 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     func = CsvPartReader(names, schema, _data_options(reader_options), reader_options, frozenset(user_typed),
                          dtype_backend, path_column, paths, spec, split, read_id, storage_options, destination,
                          gpu_share)
-    return func, parts, _meta(schema, dtype_backend, path_column, paths)
+    return func, parts, _meta(sampled.cast(schema), dtype_backend, path_column, paths)
 
 
 # ---- options -----------------------------------------------------------------------------------
@@ -311,8 +323,18 @@ def expand_paths(urlpath: Any, storage_options: Optional[Mapping[str, Any]] = No
     for path in paths:
         codec = infer_compression(path) if compression == "infer" else compression
         size = os.path.getsize(path) if local else int(fs.size(path))
-        files.append(FileInfo(path if local else fs.unstrip_protocol(path), size, codec is not None))
+        files.append(FileInfo(path if local else fs.unstrip_protocol(path), size, codec))
     return files
+
+
+def _warn_whole_compressed_files(files: Sequence[FileInfo], blocksize: Optional[int]) -> None:
+    """Dask's warning, in its words: a compressed file is one partition whatever ``blocksize`` says."""
+    codec = next((f.codec for f in files if f.compressed), None)
+    if blocksize is not None and codec is not None:
+        warn_at_caller(f"Warning {codec} compression does not support breaking apart files\n"
+                       "Please ensure that each individual file can fit in memory and\n"
+                       "use the keyword ``blocksize=None to remove this message``\n"
+                       "Setting ``blocksize=None``")
 
 
 def _protocols(fs: Any) -> tuple:
@@ -357,11 +379,11 @@ def _common_names(plans: Sequence[FilePlan]) -> tuple[str, ...]:
 
 
 # ---- the sample: every partition's schema ---------------------------------------------------------------
-def sample_schema(plans: Sequence[FilePlan], reader_options: dict, sample: int,
-                  storage_options: Optional[Mapping[str, Any]] = None) -> tuple[pa.Schema, set[str]]:
-    """The types of the selected columns, inferred from the records that start
-    in the first ``sample`` bytes of data of the first file that has data;
-    and the names of the columns typed by the user's ``dtype``."""
+def sample_table(plans: Sequence[FilePlan], reader_options: dict, sample: int,
+                 storage_options: Optional[Mapping[str, Any]] = None) -> tuple[pa.Table, set[str]]:
+    """The selected columns of the records that start in the first ``sample``
+    bytes of data of the first file that has data (their types are the
+    read's); and the names of the columns typed by the user's ``dtype``."""
     plan = next((p for p in plans if p.file.size > p.data_offset or p.file.compressed), plans[0])
     if plan.file.compressed:  # cannot seek: its first rows
         table = arrow_bridge.read_csv(plan.file.path, **reader_options, nrows=max(sample // 64, 1000),
@@ -377,7 +399,7 @@ def sample_schema(plans: Sequence[FilePlan], reader_options: dict, sample: int,
         user_typed = {str(k) for k in dtype}
     else:
         user_typed = set(table.column_names)
-    return table.schema, user_typed
+    return table, user_typed
 
 
 def ints_as_floats(schema: pa.Schema, keep: set[str]) -> pa.Schema:
@@ -402,6 +424,10 @@ def _sample_range(plan: FilePlan, sample: int, reader_options: dict,
     return planner.ranges(summaries)[0]
 
 
+def _without_nulls(table: pa.Table) -> set[str]:
+    return {name for name, column in zip(table.column_names, table.columns) if not column.null_count}
+
+
 def _path_column(include_path_column: Union[bool, str], schema: pa.Schema) -> Optional[str]:
     if not include_path_column:
         return None
@@ -411,8 +437,10 @@ def _path_column(include_path_column: Union[bool, str], schema: pa.Schema) -> Op
     return name
 
 
-def _meta(schema: pa.Schema, dtype_backend: str, path_column: Optional[str], paths: Sequence[str]) -> pd.DataFrame:
-    meta = to_pandas(schema.empty_table(), dtype_backend)
+def _meta(sampled: pa.Table, dtype_backend: str, path_column: Optional[str], paths: Sequence[str]) -> pd.DataFrame:
+    """The dtypes of the frame of the sampled rows, as Dask's pandas backend takes its meta
+    from the rows it samples (with NumPy dtypes a missing value makes a bool column object)."""
+    meta = to_pandas(sampled, dtype_backend).iloc[:0]
     if path_column is not None:
         meta[path_column] = pd.Categorical.from_codes([], categories=list(paths))
     return meta

@@ -8,6 +8,7 @@ block cuts land inside records of every kind.
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -17,6 +18,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 import arrow_bridge
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "arrow_bridge"))  # csvgen: the host tests' generated files
 
 
 def _name(rng: random.Random, i: int) -> str:

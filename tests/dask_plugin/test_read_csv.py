@@ -7,6 +7,7 @@ with file-global lines; device Reports must add up across workers.
 """
 from __future__ import annotations
 
+import gzip
 import os
 import pickle
 import uuid
@@ -21,6 +22,7 @@ import pytest
 import arrow_bridge
 import dask_plugin
 from arrow_bridge.ranges import plan_cuts
+from csvgen import pandas_family_file
 from dask_plugin import core
 from dask_plugin.io import CsvPartReader
 from ndp_core.device import HostOnly
@@ -154,6 +156,47 @@ def test_backend_switch_routes_dd_read_csv_here(client, csv_dir, csv_files, expe
     assert_same(ddf.compute(), pandas_backend.compute().reset_index(drop=True))
     assert_same(arrow.compute(), expected_frame(csv_files))
     assert ddf.npartitions > 3
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_backend_switch_gives_the_pandas_backends_values(client, tmp_path, compressed):
+    """Dates stay text, NA spellings are missing in text columns, all-null columns are float64, the
+    path column is pandas' categorical: as the pandas backend reads the same files (several, compressed)."""
+    families = ["date", "text", "timestamp", "int", "bool", "float", "time"]
+    for seed in range(3):
+        data = pandas_family_file(seed, rows=300, families=families, null_rates=[0.1, 0.5, 0, 0, 0, 0, 1.0])
+        name = tmp_path / f"part-{seed}.csv{'.gz' if compressed else ''}"
+        name.write_bytes(gzip.compress(data) if compressed else data)
+    pattern = str(tmp_path / f"part-*.csv{'.gz' if compressed else ''}")
+    with dask.config.set({"dataframe.backend": "ndp"}):
+        ours = dd.read_csv(pattern, blocksize=None, include_path_column=True)
+    theirs = dd.read_csv(pattern, blocksize=None, include_path_column=True)
+    assert ours.dtypes.to_dict() == theirs.dtypes.to_dict()
+    pd.testing.assert_frame_equal(ours.compute().reset_index(drop=True), theirs.compute().reset_index(drop=True),
+                                  check_exact=True)
+
+
+def test_compressed_files_with_a_blocksize_warn_as_dask_does(sync, tmp_path):
+    (tmp_path / "a.csv.gz").write_bytes(gzip.compress(b"a\n1\n2\n"))
+    with pytest.warns(UserWarning, match="gzip compression does not support breaking apart files") as seen:
+        ddf = dask_plugin.read_csv(str(tmp_path / "*.csv.gz"))
+    assert seen[0].filename == __file__  # the caller's line
+    assert ddf.npartitions == 1 and ddf.a.sum().compute() == 3
+
+
+def test_backend_switch_reads_an_int_column_missing_a_value_as_float64(client, tmp_path):
+    """Dask's pandas backend takes dtypes from 10 rows and fails at compute() on a later missing
+    int; here the sample decides, and every partition gives float64."""
+    path = tmp_path / "ints.csv"
+    path.write_text("a,b\n" + "".join(f"{i},x{i}\n" for i in range(3000)) + ",y\n" + "7,z\n" * 3000)
+    with dask.config.set({"dataframe.backend": "ndp"}):
+        ours = dd.read_csv(str(path), blocksize=8192)
+    assert ours.dtypes.to_dict()["a"] == np.float64 and ours.npartitions > 3
+    got, expected = ours.compute().reset_index(drop=True), pd.read_csv(path)
+    pd.testing.assert_series_equal(got.a, expected.a, check_exact=True)
+    assert got.b.tolist() == expected.b.tolist()
+    with pytest.raises(ValueError, match="Mismatched dtypes"):
+        dd.read_csv(str(path), blocksize=8192).compute()
 
 
 def test_backend_errors_survive_dasks_reraise(client, tmp_path, awkward_csv):
