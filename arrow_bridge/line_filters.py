@@ -777,7 +777,8 @@ class LineFilterSource(ByteSource):
             return self._marks[k][0] if self._marks else 0
 
     def relocate(self, err: CsvParseError) -> None:
-        """Moves a reader's error from its filtered offset to the base's (once)."""
+        """Moves a reader's error from its filtered offset to the base's, and on
+        to the file's (a transcoding base's), once."""
         if err.byte_offset is None or id(err) in self._relocated:
             return
         self._relocated.add(id(err))
@@ -787,6 +788,7 @@ class LineFilterSource(ByteSource):
                                                             "offset: the exact offset is no longer known)")
         else:
             err.move_to(offset)
+        self._base.relocate(err)
 
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
         if isinstance(exc, CsvParseError):

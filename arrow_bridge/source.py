@@ -59,6 +59,10 @@ class ByteSource:
         """Physical line breaks in the file before :attr:`origin` (for error lines)."""
         return 0
 
+    def relocate(self, err: CsvParseError) -> None:
+        """Moves an error (or a warning's) from this source's byte offset to the
+        file's; the offsets of a source that rewrites no text are the file's."""
+
     def readinto(self, buf: np.ndarray) -> int:
         """Fills ``buf`` with the next bytes; returns the count (short at end)."""
         raise NotImplementedError

@@ -71,6 +71,7 @@ class SpanErrors:
                 if _invalid_row_verdict(policy, self.read.ncols, int(nfields), err.line, text) != "skip":
                     raise err
             else:
+                self.read.source.relocate(err)  # the file's offset, where line keywords or transcoding moved it
                 warn_at_caller(f"skipping bad line: {err}", CsvBadLineWarning)
 
     def field_count_error(self, span: Span, offset: int, line: int) -> tuple[CsvParseError, str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -267,8 +268,8 @@ def test_random_files_give_pandas_frame():
     for _ in range(400):
         data, options = _random_case(rng)
         theirs = _outcome(lambda d, o: pd.read_csv(io.BytesIO(d), dtype=str, na_filter=False, **o), data, options)
-        ours = _outcome(lambda d, o: arrow_bridge.read_pandas(io.BytesIO(d), dtype="string", dtype_backend="numpy",
-                                                               **o), data, options)
+        ours = _outcome(lambda d, o: arrow_bridge.read_pandas(io.BytesIO(d), dtype="string", na_filter=False,
+                                                               dtype_backend="numpy", **o), data, options)
         if theirs[0] == ours[0] == "error" or theirs == ours:
             compared += theirs == ours
             continue
@@ -279,3 +280,18 @@ def test_random_files_give_pandas_frame():
     assert not differences, differences[:3]
     assert compared > 2 * excused  # most cases are compared, not excused (205 against 84 as written)
 
+
+
+@pytest.mark.parametrize("data, keywords", [
+    (b"a,b\n#comment here long\n1,2\n3,4,5\n6,7\n", dict(comment="#")),
+    (b"a,b\n1,2\nskipped\n3,4,5\n6,7\n", dict(skiprows=[2])),
+    ("a,b\n\u00e9,2\n3,4,5\n6,7\n".encode("latin-1"), dict(encoding="latin-1")),
+    ("a,b\n#\u00e9\n\u00e9,2\n3,4,5\n6,7\n".encode("latin-1"), dict(encoding="latin-1", comment="#")),
+], ids=["comment", "skiprows", "latin-1", "latin-1 and comment"])
+def test_bad_line_warnings_name_the_files_line_and_offset(data, keywords):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        arrow_bridge.read_csv(io.BytesIO(data), on_bad_lines="warn", **keywords)
+    line = data[:data.index(b"3,4,5")].count(b"\n") + 1
+    assert [str(w.message) for w in seen] == [
+        f"skipping bad line: <BytesIO>:{line}: expected 2 fields, got 3: '3,4,5' (byte offset {data.index(b'3,4,5')})"]
