@@ -4,6 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.ndp-installed
 WARM := $(VENV)/.ndp-kernels-cached
+WARM_DEVICE := $(VENV)/.ndp-device-apps-cached
 DATA := data
 SF ?= 0.1
 
@@ -29,20 +30,26 @@ $(WARM): $(INSTALLED) $(KERNEL_SOURCES)
 	$(PY) -m arrow_bridge.warmup
 	touch $@
 
+# The device-side StorageApps (about half the compile time) compile on the first device= read;
+# the tests compile them up front instead, once, rather than in several processes at a time.
+$(WARM_DEVICE): $(WARM)
+	$(PY) -m arrow_bridge.warmup --device
+	touch $@
+
 $(DATA)/lineitem-sf$(SF).csv: $(WARM)
 	$(PY) -m benchmarks.datasets lineitem --scale-factor $(SF) --out $@
 
 demo: $(DATA)/lineitem-sf$(SF).csv
 	$(PY) -m benchmarks.demo $<
 
-test: install
+test: install $(WARM_DEVICE)
 	$(PY) -m pytest -q
 
 bench: install
 	$(PY) -m benchmarks.peers
 
 # The C++ engine under AddressSanitizer + UBSan, then ThreadSanitizer (.ci/sanitize).
-sanitize: install
+sanitize: install $(WARM_DEVICE)
 	bash .ci/sanitize address
 	bash .ci/sanitize thread
 
@@ -72,7 +79,7 @@ GPU_BENCH_ARGS ?=
 gpu:
 	if [ -d $(GPU_WHEELS) ]; then PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --no-index --no-deps $(GPU_WHEELS)/*.whl; fi
 	PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --no-index --no-deps --no-build-isolation -e .
-	$(GPU_PY) -m arrow_bridge.warmup
+	$(GPU_PY) -m arrow_bridge.warmup --device
 	$(GPU_PY) -m pytest -q -o addopts="" -p no:cacheprovider --continue-on-collection-errors tests/cuda_p2p
 	$(GPU_PY) -m benchmarks.gpu --out $(OUT) $(GPU_BENCH_ARGS)
 	$(GPU_PY) -m benchmarks.gpu --scaling --out $(OUT) $(GPU_BENCH_ARGS)

@@ -1,12 +1,18 @@
-"""Compiles every kernel specialization once, filling Numba's on-disk cache.
+"""Compiles the kernels once, filling Numba's on-disk cache.
 
-Run by ``make install`` (``python -m arrow_bridge.warmup``) so that users never
-wait for the one-time JIT compile (66 s on a 2-core machine); later processes load the
-cached machine code in a fraction of a second.
+``make install`` runs ``python -m arrow_bridge.warmup``: the host reader's
+kernels (inference, every explicit type, the transcoder, record boundaries,
+the writer), so that a host read never waits for the JIT; later processes
+load the cached machine code in a fraction of a second. The device-side
+StorageApps are about half the compile time and only ``device=`` reads use
+them: they compile on the first such read (and are cached then), or here
+with ``--device`` (``make test`` does). ``--timings`` prints each step's
+seconds.
 """
 from __future__ import annotations
 
 import io
+import sys
 import time
 
 import pyarrow as pa
@@ -27,33 +33,58 @@ _EXPLICIT_TYPES = [
 ]
 
 
-def warm_up() -> float:
-    """Reads small samples through every converter; returns the seconds taken.
+def warm_up(timings: dict[str, float] | None = None, device: bool = False) -> float:
+    """Reads small samples through every converter (and compiles the device
+    StorageApps if ``device``); returns the seconds taken (and each step's in
+    ``timings`` when given).
 
     >>> warm_up() >= 0  # quick once the kernels are in Numba's cache (make install puts them there)
     True
     """
+    started = time.perf_counter()
+    for name, step in _STEPS + (_DEVICE_STEPS if device else ()):
+        begun = time.perf_counter()
+        step()
+        if timings is not None:
+            timings[name] = time.perf_counter() - begun
+    return time.perf_counter() - started
+
+
+def _warm_inference() -> None:
     from arrow_bridge import read_csv
 
-    started = time.perf_counter()
     read_csv(io.BytesIO(_SAMPLE), n_threads=1)
     read_csv(io.BytesIO(_BAD), n_threads=1)
+    read_csv(io.BytesIO(b"x,y\n1,2\n3\n"), on_bad_lines="skip", n_threads=1)
+
+
+def _warm_explicit_types() -> None:
+    from arrow_bridge import read_csv
+
     for type_ in _EXPLICIT_TYPES:
         try:
             read_csv(io.BytesIO(b"x\n1\n"), dtype={"x": type_}, n_threads=1)
         except ValueError:
             pass  # the value may not convert; the kernel is compiled either way
-    read_csv(io.BytesIO(b"x,y\n1,2\n3\n"), on_bad_lines="skip", n_threads=1)
+
+
+def _warm_transcoder() -> None:
+    from arrow_bridge import read_csv
+
     read_csv(io.BytesIO("x\né\n".encode("latin-1")), encoding="latin-1", n_threads=1)  # the byte-table transcoder
+
+
+def _warm_device_apps() -> None:
     import arrow_bridge.kernels.format_app  # noqa: F401 - compiles the device-side StorageApps
     import arrow_bridge.kernels.span_app  # noqa: F401
+
+
+def _warm_writer() -> None:
+    from arrow_bridge import read_csv
     from arrow_bridge.writer import write_csv
 
-    _warm_ranges()
-    sample = read_csv(io.BytesIO(_SAMPLE), n_threads=1)
-    write_csv(sample, io.BytesIO())
+    write_csv(read_csv(io.BytesIO(_SAMPLE), n_threads=1), io.BytesIO())
     write_csv(pa.table({f"c{i}": pa.nulls(1).cast(t) for i, t in enumerate(_EXPLICIT_TYPES)}), io.BytesIO())
-    return time.perf_counter() - started
 
 
 def _warm_ranges() -> None:
@@ -71,5 +102,34 @@ def _warm_ranges() -> None:
             record_ranges(path, 4, os.path.getsize(path), blocksize=blocksize, page_size=1)
 
 
+_STEPS = (
+    ("reader, inferred types", _warm_inference),
+    ("explicit types", _warm_explicit_types),
+    ("transcoder", _warm_transcoder),
+    ("record boundaries (Dask)", _warm_ranges),
+    ("writer", _warm_writer),
+)
+_DEVICE_STEPS = (("device StorageApps", _warm_device_apps),)
+
+
+def device_apps_cached() -> bool:
+    """Whether Numba's cache holds the device StorageApps (else the first device read compiles them).
+
+    >>> isinstance(device_apps_cached(), bool)
+    True
+    """
+    import glob
+    import os
+
+    folder = os.path.join(os.environ["NUMBA_CACHE_DIR"], "**") if os.environ.get("NUMBA_CACHE_DIR") else \
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", "__pycache__")
+    return bool(glob.glob(os.path.join(folder, "span_app.*.nbi"), recursive=True))
+
+
 if __name__ == "__main__":
-    print(f"arrow_bridge: kernels compiled and cached in {warm_up():.1f} s")
+    steps: dict[str, float] = {}
+    total = warm_up(steps, device="--device" in sys.argv)
+    what = "kernels" if "--device" in sys.argv else "host kernels"
+    print(f"arrow_bridge: {what} compiled and cached in {total:.1f} s")
+    if "--timings" in sys.argv:
+        print("\n".join(f"  {name}: {seconds:.1f} s" for name, seconds in steps.items()))

@@ -89,9 +89,13 @@ def device_run(path: Path, threads: int, profile: str = "summarizer-board") -> N
     """The same file through an emulated computational SSD (dynamic split): the
     Table must not change; the Report says what the modeled hardware would do."""
     import arrow_bridge
+    from arrow_bridge.warmup import device_apps_cached
     from device_emulator import ComputationalSSD
     from ndp_core.report import collect
 
+    if not device_apps_cached():
+        print("\nThe first device read compiles the device-side StorageApps once (about 45 s on 2 cores); "
+              "later runs load them from the cache.", flush=True)
     with ComputationalSSD(profile, workers=threads) as ssd, collect() as runs:
         table = arrow_bridge.read_csv(str(path), n_threads=threads, device=ssd, split="dynamic")
     same = table.equals(arrow_bridge.read_csv(str(path), n_threads=threads))
