@@ -23,6 +23,7 @@ last bits (pyarrow adds in its own order). A NaN makes the sum NaN, +inf and
 """
 from __future__ import annotations
 
+import decimal
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -368,6 +369,22 @@ def _sum_value(total: Any) -> Any:
 def _mean(total: Any, count: int) -> Any:
     if isinstance(total, ExactFloatSum):
         return total.divided_by(count)
-    if isinstance(total, int):
+    if isinstance(total, int):  # integers, and booleans' true counts
         return total / count  # int / int: correctly rounded
-    raise TypeError("aggregations: mean of decimal or boolean columns is not supported yet")
+    if isinstance(total, decimal.Decimal):
+        return _decimal_mean(total, count)
+    raise TypeError(f"aggregations: cannot take the mean of {type(total).__name__} sums")
+
+
+def _decimal_mean(total: decimal.Decimal, count: int) -> decimal.Decimal:
+    """pyarrow's mean of a decimal column: the exact sum over the count at the
+    column's scale, a half rounded away from zero (integers throughout: no
+    context precision).
+
+    >>> _decimal_mean(decimal.Decimal("3.01"), 2), _decimal_mean(decimal.Decimal("-0.05"), 2)
+    (Decimal('1.51'), Decimal('-0.03'))
+    """
+    sign, digits, exponent = total.as_tuple()
+    scaled = int("".join(map(str, digits)))
+    quotient = (2 * scaled + count) // (2 * count)
+    return decimal.Decimal((sign if quotient else 0, tuple(int(d) for d in str(quotient)), exponent))

@@ -117,3 +117,20 @@ def test_a_query_that_cannot_run_says_why(call, message):
     with pytest.raises((ValueError, KeyError, TypeError)) as caught:
         arrow_bridge.aggregate_csv(io.BytesIO(DATA), **call)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("block_size", [None, 1 << 10])
+def test_mean_of_decimal_and_boolean_columns_equals_pyarrows(block_size):
+    """pyarrow's decimal mean keeps the column's scale and rounds a half away from zero."""
+    rng = np.random.default_rng(5)
+    lines = ["k,d,b"] + [f"{'abc'[i % 3]},{int(rng.integers(-10**6, 10**6)) / 100:.2f},{'true' if rng.random() < 0.3 else 'false'}"
+                         for i in range(3000)]
+    lines += ["a,0.05,true", "b,-0.05,", "c,,false"]
+    data = ("\n".join(lines) + "\n").encode()
+    types = {"d": pa.decimal128(12, 2)}
+    aggregations = [("d", "mean"), ("d", "sum"), ("b", "mean"), ("b", "sum")]
+    got = arrow_bridge.aggregate_csv(io.BytesIO(data), aggregations, group_by=["k"], dtype=types,
+                                     block_size=block_size)
+    table = pacsv.read_csv(io.BytesIO(data), convert_options=pacsv.ConvertOptions(column_types=types))
+    expected = table.group_by(["k"], use_threads=False).aggregate(aggregations)
+    assert got.sort_by("k").equals(expected.sort_by("k"))
