@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, U
 import pyarrow as pa
 
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
-from arrow_bridge.errors import CsvParseError, MemoryLimitError, interrupts_at_checks
+from arrow_bridge.errors import CsvParseError, MemoryLimitError
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
 from arrow_bridge.executors.base import SpanPlan, SpanSink
 from arrow_bridge.executors.device_buffers import object_bytes
@@ -48,6 +48,7 @@ from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 from arrow_bridge.type_settling import TypeState, settle_types
+from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.report import Report, record
 
 if TYPE_CHECKING:

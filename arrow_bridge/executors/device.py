@@ -35,7 +35,6 @@ from typing import Optional, Sequence, Union
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.errors import interrupts_at_checks
 from arrow_bridge.executors.base import SpanExecutor, SpanPlan, SpanResult
 from arrow_bridge.executors.device_buffers import (
     OutputEstimate,
@@ -56,6 +55,7 @@ from ndp_core import MAX_PAGES_PER_COMMAND
 from ndp_core.device import (DEVICE, FAULT_APP, FAULT_MEDIA, FAULT_NAMES, FAULT_TIMEOUT, FAULT_TQ_OVERFLOW, RAW,
                              Device, HostOnly, Schedule, SplitPolicy, TaskWork, decide_offload)
 from ndp_core.engine import Opcode, Status
+from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.report import OffloadDecision, Report
 
 MAX_ATTEMPTS = 3

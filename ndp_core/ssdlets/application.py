@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ndp_core.engine import Engine, Status
+from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
 from ndp_core.ssdlets.ports import PAGES, to_arrow, to_port_values
 from ndp_core.ssdlets.program import OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
@@ -263,17 +264,24 @@ class _Run:
 
     # ---- life cycle
     def until_done(self) -> tuple[dict, list[NodeWork]]:
+        in_flight: list[_Call] = []  # submitted, not yet consumed: a Ctrl-C may leave some
         try:
             self._install()
             while len(self.finished) < len(self.order):
                 ready = [n for n in self.order if n.name not in self.finished and self._ready(n)]
                 if not ready:
                     raise GraphError("no SSDlet can run and the graph is not done (a port waits on itself?)")
-                calls = [self._submit(n) for n in ready]
-                done = [self.engines[c.node.side].wait(c.command) for c in calls]  # consume every one first
+                with interrupts_at_checks():  # a command submitted is a command tracked
+                    for node in ready:
+                        in_flight.append(self._submit(node))
+                calls, done = list(in_flight), []
+                for call in calls:  # consume every one first
+                    done.append(self.engines[call.node.side].wait(call.command))
+                    in_flight.remove(call)
                 for call, completion in zip(calls, done):
                     self._complete(call, completion)
         finally:
+            self._consume(in_flight)
             self._free()
         outputs = {}
         for key, parts in self.collected.items():
@@ -293,6 +301,22 @@ class _Run:
                 streams.append(stream)
             self.instances[node.name] = engine.minit(node.program.app.address, state_size=node.program.state_size,
                                                      streams=streams)
+
+    def _consume(self, calls: list[_Call]) -> None:
+        """Waits for the calls an interruption left in flight (their buffers are the
+        engine's until then, and an instance is freed only when idle); a second
+        Ctrl-C meanwhile is held until they are done."""
+        interrupted = None
+        while calls:
+            try:
+                self.engines[calls[0].node.side].wait(calls[0].command)
+                calls.pop(0)
+            except KeyboardInterrupt as again:
+                interrupted = again
+            except Exception:  # noqa: BLE001 - the call's own failure: the error being raised is the news
+                calls.pop(0)
+        if interrupted is not None:
+            raise interrupted
 
     def _free(self) -> None:
         try:

@@ -1,0 +1,71 @@
+"""Ctrl-C during Application.run: KeyboardInterrupt, no command left in the device's engine,
+every instance freed (the next run on the same device works).
+
+The run happens in a child process that gets a real SIGINT (a KeyboardInterrupt reaching the
+test runner would stop it), as in tests/arrow_bridge/test_interrupt.py."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+CHILD = r"""
+import json, sys, time
+from device_emulator import ComputationalSSD
+from ndp_core.ssdlets import Application
+from ndp_core.ssdlets.examples import keep_above, parse_lines, total
+
+big, small, sides = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+
+
+def run(ssd, path):
+    app = Application(ssd, pages_per_packet=1, queue_depth=1)
+    parse = app.add(parse_lines, on=sides[0])
+    keep = app.add(keep_above, on=sides[1], floor=-1)
+    add = app.add(total, on=sides[2])
+    app.scan(parse.pages, path)
+    app.connect(parse.numbers, keep.x)
+    app.connect(keep.y, add.x)
+    app.collect(add.total)
+    app.collect(add.count)
+    return app.run()["total.count"].to_pylist()[0]
+
+
+with ComputationalSSD("biscuit-pm", workers=2) as ssd:
+    run(ssd, small)  # compiled and installed once: the run below is a long one like any other
+    print("running", flush=True)
+    try:
+        run(ssd, big)
+        outcome = "finished before SIGINT"
+    except KeyboardInterrupt:
+        outcome = "KeyboardInterrupt"
+    caught = time.monotonic()
+    report = dict(outcome=outcome, caught=caught, outstanding=ssd.engine.outstanding, next_run=run(ssd, small))
+print(json.dumps(report), flush=True)
+"""
+
+
+def test_ctrl_c_stops_an_application_and_frees_its_instances(tmp_path):
+    line = b"".join(b"%d\n" % (i * 7919 % 10**9) for i in range(10_000))
+    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
+    big.write_bytes(line * 2000)  # ~200 MB in 4 KiB packets: seconds of rounds
+    small.write_bytes(line)
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    child = subprocess.Popen([sys.executable, str(script), str(big), str(small), "device,device,host"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "running"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        report = json.loads(child.stdout.readline())
+    finally:
+        child.stdout.close()
+        assert child.wait(timeout=120) == 0
+    assert report["outcome"] == "KeyboardInterrupt"
+    assert report["caught"] - sent < 2.0
+    assert report["outstanding"] == 0
+    assert report["next_run"] == 10_000  # instances freed: the same device runs the graph again
