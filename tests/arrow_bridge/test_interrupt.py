@@ -9,12 +9,6 @@ generously (2 s; the delays measured here were tens of milliseconds).
 """
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
-import sys
-import time
-
 import pytest
 
 # Reads ``path`` with the mode's call until SIGINT, then reports how it ended.
@@ -89,21 +83,9 @@ def files(tmp_path_factory):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_ctrl_c_stops_a_read_at_once_and_leaves_nothing_behind(mode, files, tmp_path):
-    script = tmp_path / "child.py"
-    script.write_text(CHILD)
+def test_ctrl_c_stops_a_read_at_once_and_leaves_nothing_behind(mode, files, interrupted_child):
     big, small = files
-    child = subprocess.Popen([sys.executable, str(script), mode, str(big), str(small)],
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout.readline().strip() == "reading"
-        time.sleep(0.5)  # well into the read, which takes seconds
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        report = json.loads(child.stdout.readline())
-    finally:
-        child.stdout.close()
-        assert child.wait(timeout=120) == 0
+    report, sent = interrupted_child(CHILD, [mode, big, small], "reading", after=0.5)  # well into the read
     delay = report["caught"] - sent
     print(f"{mode}: KeyboardInterrupt {delay * 1000:.0f} ms after SIGINT")
     assert report["outcome"] == "KeyboardInterrupt"

@@ -12,11 +12,7 @@ answered while the command still runs), checked generously.
 """
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
 import sys
-import time
 
 import pytest
 
@@ -59,21 +55,10 @@ engine.close()
 """
 
 
-def test_ctrl_c_interrupts_a_wait_not_the_command(tmp_path):
-    script = tmp_path / "child.py"
-    script.write_text(CHILD)
+def test_ctrl_c_interrupts_a_wait_not_the_command(tmp_path, interrupted_child):
     data = tmp_path / "page.bin"
     data.write_bytes(b"x" * 4096)
-    child = subprocess.Popen([sys.executable, str(script), str(data)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout.readline().strip() == "waiting"
-        time.sleep(0.3)  # the 3 s command is running
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        report = json.loads(child.stdout.readline())
-    finally:
-        child.stdout.close()
-        assert child.wait(timeout=60) == 0
+    report, sent = interrupted_child(CHILD, [data], "waiting", after=0.3, timeout=60)  # the 3 s command runs
     delay = report["caught"] - sent
     print(f"KeyboardInterrupt {delay * 1000:.1f} ms after SIGINT")
     assert report["outcome"] == "KeyboardInterrupt"

@@ -5,12 +5,6 @@ The run happens in a child process that gets a real SIGINT (a KeyboardInterrupt 
 test runner would stop it), as in tests/arrow_bridge/test_interrupt.py."""
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
-import sys
-import time
-
 CHILD = r"""
 import json, sys, time
 from device_emulator import ComputationalSSD
@@ -47,24 +41,12 @@ print(json.dumps(report), flush=True)
 """
 
 
-def test_ctrl_c_stops_an_application_and_frees_its_instances(tmp_path):
+def test_ctrl_c_stops_an_application_and_frees_its_instances(tmp_path, interrupted_child):
     line = b"".join(b"%d\n" % (i * 7919 % 10**9) for i in range(10_000))
     big, small = tmp_path / "big.txt", tmp_path / "small.txt"
     big.write_bytes(line * 2000)  # ~200 MB in 4 KiB packets: seconds of rounds
     small.write_bytes(line)
-    script = tmp_path / "child.py"
-    script.write_text(CHILD)
-    child = subprocess.Popen([sys.executable, str(script), str(big), str(small), "device,device,host"],
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout.readline().strip() == "running"
-        time.sleep(0.5)
-        sent = time.monotonic()
-        child.send_signal(signal.SIGINT)
-        report = json.loads(child.stdout.readline())
-    finally:
-        child.stdout.close()
-        assert child.wait(timeout=120) == 0
+    report, sent = interrupted_child(CHILD, [big, small, "device,device,host"], "running", after=0.5)
     assert report["outcome"] == "KeyboardInterrupt"
     assert report["caught"] - sent < 2.0
     assert report["outstanding"] == 0
