@@ -220,13 +220,16 @@ class CsvReader:
         opts, source = self.opts, self.source
         # A small first span (the preamble's read-ahead) for whole reads on the host; a stream infers
         # its types from a whole first block (pyarrow's rule), and devices number tasks by block.
+        whole = not first_block and not self.offload
         spans = SpanCutter(source, opts.span_bytes, pre.prefix, pre.data_offset, pre.eof,
                            left_unread=self._leaves_unread if self.offload else None,
-                           prefix_span=not first_block and not self.offload)
+                           prefix_span=whole)
         cutter = iter(spans)
         held_back: list[Span] = []  # a span cut but not handed out: the budget had no room for it yet
         budget = self.budget = MemoryBudget(self.memory_limit, source.name)
-        threads = opts.threads
+        # A file of one span after the first has nothing to parse in parallel: no pool to start.
+        one_span = whole and source.size is not None and source.size - pre.data_offset <= opts.span_bytes
+        threads = 1 if one_span else opts.threads
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
         pending: deque[tuple[Span, Future]] = deque()
         unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows

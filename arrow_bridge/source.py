@@ -54,6 +54,7 @@ class ByteSource:
     origin: int = 0  # file offset of this source's first byte (byte ranges)
     path: str | None = None  # the local file, when there is one (devices read it by pages)
     rewrites: str | None = None  # what rewrites the file's text on its way (None: its own bytes)
+    size: int | None = None  # the bytes it yields, where known before reading them
 
     def lines_before_origin(self) -> int:
         """Physical line breaks in the file before :attr:`origin` (for error lines)."""
@@ -102,6 +103,7 @@ class PathSource(ByteSource):
         self.name = self.path = path
         self._reader = BlockReader(path)
         self._offset = 0
+        self.size = self._reader.size
 
     def readinto(self, buf: np.ndarray) -> int:
         n = self._reader.readinto(buf, self._offset)
@@ -142,6 +144,7 @@ class RangeSource(ByteSource):
         self.name, self.path = base.name, base.path
         self.origin = start
         self._base, self._length, self._pos = base, stop - start, 0
+        self.size = stop - start
         self._lines_before: int | None = None
 
     def readinto(self, buf: np.ndarray) -> int:

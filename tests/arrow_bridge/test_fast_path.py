@@ -75,7 +75,7 @@ def _spans_parsed(monkeypatch, data: bytes, fast: bool, **options) -> tuple[pa.T
 def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
     spy = FastPathSpy(monkeypatch)
     fast_table, fast = _spans_parsed(monkeypatch, data, True, **options)
-    assert spy.parsed == 1 and spy.gave_up == 0, "the fast path gave up"
+    assert spy.parsed >= 1 and spy.gave_up == 0, "the fast path gave up"
     general_table, general = _spans_parsed(monkeypatch, data, False, **options)
     assert_tables_identical(fast_table, general_table)
     for a, b in zip(fast, general, strict=True):
