@@ -10,7 +10,9 @@ peak RSS is per reader and imports/JIT warm-up are outside the timed region. Rea
 are interleaved round-robin within each repeat, and the best time of the repeats is
 reported. Raw results go to ``benchmarks/results/peers-<dataset>-<threads>t.json``.
 Besides the full-file reads it measures start-up (a whole ``python -c`` process reading
-a ~100-row CSV) and ndp's single-thread in-memory integer parsing speed.
+a ~100-row CSV) and ndp's single-thread in-memory integer parsing speed. ``--sizes 1,10,25,100,1000``
+reads lineitem slices of those many MB instead (header and whole records), warm, to show
+where per-read fixed costs stop mattering (``peers-sizes-<threads>t.json``).
 """
 from __future__ import annotations
 
@@ -41,9 +43,16 @@ FULL_SIZES = {"scale_factor": datasets.DEFAULT_SCALE_FACTOR, "edges": datasets.D
 RSS_FACTOR, RSS_SLACK = 1.25, 100 * MB
 #: Speed targets at 2 threads (issue 2): ndp / the named peer (None: the fastest peer).
 SPEED_TARGETS = {"lineitem": ("pyarrow", 1.2), "edges": (None, 1.5), "floats": (None, 1.5)}
+#: Warm reads of lineitem slices (``--sizes``): ndp / pyarrow at least this from 10 MB up, 1.0 below (issue 15).
+SIZE_TARGETS = ((10, 1.2), (0, 1.0))
+#: lineitem's bytes per unit of scale factor (about 760 MB at SF 1), to make a file large enough to slice.
+LINEITEM_MB_PER_SF = 700
 #: Long-range single-core integer parsing goal (HODS wire speed), MB/s.
 INT_PARSE_GOAL = 1000.0
 CHILD_TIMEOUT_S = 900
+#: Rows of the file each child reads before its timed reads: past ndp's small first span
+#: (16 KiB, the general path) so that the fused path is loaded too, as in a process that read before.
+WARMUP_ROWS = 2000
 
 
 # --- running children --------------------------------------------------------------------------
@@ -218,7 +227,7 @@ def bench_dataset(kind: str, path: Path, readers: Sequence[Reader], args: argpar
                   scratch: Path) -> dict[str, Any]:
     """Full-file reads of one dataset by every reader; prints and returns the results."""
     size = path.stat().st_size
-    warmup = write_head(path, scratch / f"{kind}-warmup.csv")
+    warmup = write_head(path, scratch / f"{kind}-warmup.csv", rows=WARMUP_ROWS)
     warm_page_cache(path)  # every reader then reads from the page cache, the first included
     load_before = os.getloadavg()
     extra = ["--repeat", str(args.reads_per_process)]
@@ -282,6 +291,40 @@ def bench_inmem_ints(readers: Sequence[Reader], path: Path, limit: int, repeat: 
     return {"path": str(path), "limit_bytes": limit, "summary": summary, "runs": runs}
 
 
+def write_prefix(src: Path, dst: Path, nbytes: int) -> Path:
+    """The first ``nbytes`` of ``src`` (whole lines: cut after the last line break) to ``dst``.
+    Generated datasets hold no quoted line breaks, so whole lines are whole records."""
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        data = fin.read(nbytes)
+        fout.write(data[:data.rfind(b"\n") + 1] if len(data) == nbytes else data)
+    return dst
+
+
+def bench_sizes(readers: Sequence[Reader], source: Path, sizes_mb: Sequence[float], args: argparse.Namespace,
+                scratch: Path) -> dict[str, Any]:
+    """Warm full reads of lineitem slices of ``sizes_mb``: each reader's best time, and ndp/pyarrow."""
+    rows = []
+    for size_mb in sizes_mb:
+        path = write_prefix(source, scratch / f"lineitem-{size_mb:g}MB.csv", int(size_mb * MB))
+        result = bench_dataset(f"lineitem-{size_mb:g}MB", path, readers, args, scratch)
+        path.unlink()
+        times = {name: s.get("best_s") for name, s in result["summary"].items()}
+        rows.append({"mb": size_mb, "bytes": result["bytes"], "best_s": times, "summary": result["summary"],
+                     "ndp_vs_pyarrow": _ratio(times.get("pyarrow"), times.get("ndp"))})
+    print(f"\n== lineitem slices, warm, {args.threads} threads, best of {args.repeat}: pyarrow time / ndp time ==")
+    for row in rows:
+        target = next(ratio for floor, ratio in SIZE_TARGETS if row["mb"] >= floor)
+        ratio = row["ndp_vs_pyarrow"]
+        verdict = "" if ratio is None else ("meets" if ratio >= target else "misses") + f" the {target:.1f}x target"
+        print(f"{row['mb']:>7g} MB  " + "  ".join(f"{name} {t:.4f} s" for name, t in row["best_s"].items()
+                                                   if t is not None) + f"  ratio {_fmt_ratio(ratio)}  {verdict}")
+    return {"dataset": "lineitem slices", "source": str(source), "targets": SIZE_TARGETS, "rows": rows}
+
+
+def _ratio(theirs: float | None, ours: float | None) -> float | None:
+    return theirs / ours if theirs and ours else None
+
+
 # --- driver ------------------------------------------------------------------------------------
 
 def dataset_path(kind: str, args: argparse.Namespace) -> Path:
@@ -310,6 +353,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--inmem-mb", type=float, default=200, help="bytes of the edge list parsed in memory")
     parser.add_argument("--skip", default="", help="comma list of: startup,inmem")
     parser.add_argument("--quick", action="store_true", help="small sizes: whole run in ~2 minutes")
+    parser.add_argument("--sizes", default="",
+                        help="comma list of MB (e.g. 1,10,25,100,1000): warm reads of lineitem slices of those "
+                             "sizes, in place of the datasets, start-up and in-memory runs")
     args = parser.parse_args(argv)
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     args.scale_factor = args.scale_factor or sizes["scale_factor"]
@@ -318,6 +364,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.datasets = [kind for kind in args.datasets.split(",") if kind]
     args.readers = [name for name in args.readers.split(",") if name]
     args.skip = set(filter(None, args.skip.split(",")))
+    args.sizes = [float(mb) for mb in args.sizes.split(",") if mb]
+    if args.sizes:  # a lineitem file at least as large as the largest slice
+        args.scale_factor = max(args.scale_factor, round(max(args.sizes) / LINEITEM_MB_PER_SF + 0.05, 1))
+        args.datasets = ["lineitem"]
     for kind in args.datasets:
         if kind not in datasets.KINDS:
             parser.error(f"unknown dataset {kind!r}; choose from {datasets.KINDS}")
@@ -340,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = {kind: dataset_path(kind, args) for kind in args.datasets}
     with tempfile.TemporaryDirectory(prefix="ndp-bench-") as tmp:
         scratch = Path(tmp)
+        if args.sizes:
+            result = bench_sizes(readers, paths["lineitem"], args.sizes, args, scratch)
+            print(f"-> {write_result(f'peers-sizes-{suffix}.json', common | result)}")
+            return 0
         for kind, path in paths.items():
             result = bench_dataset(kind, path, readers, args, scratch)
             print(f"-> {write_result(f'peers-{kind}-{suffix}.json', common | result)}")
