@@ -26,6 +26,7 @@ goes over.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
@@ -208,6 +209,11 @@ class CsvReader:
         return any(executor.leaves_unread(offset) for executor in self.offload)
 
     def _checked(self, pre: Preamble, first_block: bool = False) -> Iterator[SpanResult]:
+        """:meth:`_checked_spans`, with small pages under a memory limit (:func:`small_pages`)."""
+        with small_pages(self.memory_limit is not None):
+            yield from self._checked_spans(pre, first_block)
+
+    def _checked_spans(self, pre: Preamble, first_block: bool = False) -> Iterator[SpanResult]:
         """Every span parsed, checked and yielded in file order (up to ``nrows``).
 
         Until the first span has settled the types one span is in flight, then
@@ -355,6 +361,51 @@ class CsvReader:
         kept = NO_BYTES if self.source.random_access else span.buf[: result.parsed]
         result.span = Span(kept, span.offset, span.at_eof, span.index)
         return result
+
+
+_page_lock = threading.Lock()
+_small_page_reads = 0  # reads under a memory limit now running (numpy's advice is process-wide)
+_advice_before = True  # numpy's huge-page advice before the first of them
+
+
+@contextmanager
+def small_pages(wanted: bool) -> Iterator[None]:
+    """numpy advises huge pages (2 MiB) for arrays of 4 MiB and more. A span's
+    output arrays are sized for the most rows the span could hold, and with
+    huge pages their resident part rounds up towards that capacity, which a
+    memory budget (counting the rows used) does not see: 10^9 one-digit rows
+    under ``memory_limit="4GiB"`` peaked 0.50 GiB over the budget and the
+    libraries' 0.18 GiB, 6 MiB without the advice. While a read under a limit
+    runs, new arrays get small pages (a little slower to fault in); the advice
+    comes back as it was when the last such read ends.
+
+    >>> with small_pages(True):
+    ...     pass
+    """
+    global _small_page_reads, _advice_before
+    if not wanted:
+        yield
+        return
+    with _page_lock:
+        _small_page_reads += 1
+        if _small_page_reads == 1:
+            _advice_before = _set_huge_page_advice(False)
+    try:
+        yield
+    finally:
+        with _page_lock:
+            _small_page_reads -= 1
+            if _small_page_reads == 0:
+                _set_huge_page_advice(_advice_before)
+
+
+def _set_huge_page_advice(enabled: bool) -> bool:
+    """Sets numpy's advice; returns the one before."""
+    try:
+        from numpy._core.multiarray import _set_madvise_hugepage
+    except ImportError:  # numpy < 2
+        from numpy.core.multiarray import _set_madvise_hugepage
+    return bool(_set_madvise_hugepage(enabled))
 
 
 class MemoryBudget:

@@ -105,13 +105,15 @@ import pyarrow as pa, pyarrow.csv as pacsv
 path, reader, ours, both = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 types = {name: getattr(pa, kind)() for name, kind in both.items()}
 theirs = pacsv.ReadOptions(block_size=int(sys.argv[5]))
-start = time.perf_counter()
+start, baseline = time.perf_counter(), 0
 try:
     if reader == "ours":
         import arrow_bridge
+        baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the interpreter and libraries
         start = time.perf_counter()
         table = arrow_bridge.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types), **ours)
     else:
+        baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         table = pacsv.read_csv(path, read_options=theirs, convert_options=pacsv.ConvertOptions(column_types=types))
     seconds = time.perf_counter() - start  # the read alone, not the check below
     outcome = {"outcome": "table", "seconds": seconds, "rows": table.num_rows, "columns": table.num_columns,
@@ -125,6 +127,7 @@ except Exception as error:  # the outcome is the point: report it
     outcome = {"outcome": type(error).__name__, "message": str(error)[:400]}
 outcome.setdefault("seconds", time.perf_counter() - start)
 outcome.setdefault("peak_rss_bytes", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+outcome["baseline_rss_bytes"] = baseline
 print(json.dumps(outcome))
 """
 
