@@ -288,7 +288,7 @@ def test_reader_calibration_on_files_of_four_shapes(tmp_path):
     block_sizes = (1 << 14, 1 << 16, 1 << 18)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CalibrationWarning)
-        costs = arrow_bridge.calibrate(paths, block_sizes)
+        costs = arrow_bridge.calibrate(paths, block_sizes, repeat=5)  # each span keeps its fastest time
     assert costs.r2 > 0.5 and not costs.unfitted and not costs.confounded
     assert list(costs.per_source) == ["ints.csv", "pairs.csv", "text.csv", "mixed.csv"]
     # every read's first span: left out of the fit (the general path), reported
