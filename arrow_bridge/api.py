@@ -449,10 +449,10 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     ``dtype`` (the column gets that dtype whatever ``dtype_backend``),
     ``usecols`` as a callable, ``dialect``, ``na_filter``,
     ``skip_blank_lines``; and ``engine``, ``low_memory``, ``memory_map``,
-    ``float_precision``, ``cache_dates`` are accepted with a warning. Values read as pandas reads them
-    (``semantics="pandas"``, see :func:`read_csv`): dates and timestamps stay
-    text unless ``parse_dates`` or ``dtype`` ask, and empty or NA-spelled
-    text is missing.
+    ``float_precision``, ``cache_dates`` are accepted with a warning. Values
+    read as pandas reads them (``semantics="pandas"``, see :func:`read_csv`):
+    dates and timestamps stay text unless ``parse_dates`` or ``dtype`` ask,
+    and empty or NA-spelled text is missing.
 
     ``chunksize=N`` or ``iterator=True`` read it a piece at a time, as pandas
     does: the result (:class:`arrow_bridge.streaming.DataFrameChunks`, like
@@ -567,11 +567,11 @@ def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame"
     if dtype_backend == "numpy":
         return _missing_bools_as_nan(table.to_pandas(), table)
     return table.to_pandas(types_mapper={
-            pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
-            pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
-            pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
-            pa.float32(): pd.Float32Dtype(), pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(),
-        }.get)
+        pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
+        pa.float32(): pd.Float32Dtype(), pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(),
+    }.get)
 
 
 def _missing_bools_as_nan(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":

@@ -236,12 +236,7 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     plans = [read_file_plan(f, reader_options, storage_options, block, page) for f in files]
     names = _common_names(plans)
     sampled, user_typed = sample_table(plans, reader_options, _bytes(sample, "sample"), storage_options)
-    if assume_missing:
-        schema = ints_as_floats(sampled.schema, user_typed)
-    elif dtype_backend == "numpy":  # NumPy has no int with NA: pandas' float64, in every partition alike
-        schema = ints_as_floats(sampled.schema, user_typed | _without_nulls(sampled))
-    else:
-        schema = sampled.schema
+    schema = _partition_schema(sampled, user_typed, assume_missing, dtype_backend)
     path_column = _path_column(include_path_column, schema)
     parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
@@ -400,6 +395,17 @@ def sample_table(plans: Sequence[FilePlan], reader_options: dict, sample: int,
     else:
         user_typed = set(table.column_names)
     return table, user_typed
+
+
+def _partition_schema(sampled: pa.Table, user_typed: set[str], assume_missing: bool, dtype_backend: str) -> pa.Schema:
+    """Every partition's types: the sample's, with integer columns the user did
+    not type as float64 under ``assume_missing``, or (NumPy has no int with NA:
+    pandas' float64) those missing a value in the sample under the NumPy backend."""
+    if assume_missing:
+        return ints_as_floats(sampled.schema, user_typed)
+    if dtype_backend == "numpy":
+        return ints_as_floats(sampled.schema, user_typed | _without_nulls(sampled))
+    return sampled.schema
 
 
 def ints_as_floats(schema: pa.Schema, keep: set[str]) -> pa.Schema:
