@@ -8,6 +8,13 @@ overhead). Nodes on one side share its cores. Queues are bounded and every
 stage streams, so the run is modeled as a pipeline bound: the makespan is the
 busiest resource's time, with one node never faster than its own work.
 
+Fixed-function units: on a profile with a scan pipeline (``[pipeline]``
+``scope = "scan"``, e.g. Biscuit's per-channel pattern matcher), a device
+node's counters named in ``pipeline.scan_counters`` (``bytes_scanned``,
+``bytes_searched``) are done by the pipeline at its rate, one resource shared
+by the device's nodes, instead of the cores: an SSDlet that names its
+scanning work so says it is work the hardware unit can do.
+
 >>> from ndp_core.ssdlets import NodeWork
 >>> from device_emulator.profile import load_profile
 >>> w = NodeWork("count", "count", "device", calls=4, bytes_in=1 << 20, pages_read=256,
@@ -57,11 +64,27 @@ def _side(profile: Profile, side: str) -> tuple[float, int, float]:
 
 
 def node_seconds(profile: Profile, work: NodeWork) -> float:
-    """``work``'s busy time on one core of its side."""
+    """``work``'s busy time on one core of its side (without what a scan pipeline does)."""
     hertz, _, task = _side(profile, work.side)
     k = 0 if work.side == "device" else 1
-    cycles = work.calls * task + sum(count * work.prices[name][k] for name, count in work.counters.items())
+    piped = pipelined(profile, work)
+    cycles = work.calls * task + sum(count * work.prices[name][k] for name, count in work.counters.items()
+                                     if name not in piped)
     return cycles / hertz
+
+
+def pipelined(profile: Profile, work: NodeWork) -> dict[str, int]:
+    """The counters of ``work`` the profile's scan pipeline does (a device node's only).
+
+    >>> from device_emulator.profile import load_profile
+    >>> w = NodeWork("grep", "grep", "device", counters={"bytes_searched": 100, "lines": 3})
+    >>> pipelined(load_profile("biscuit-pm"), w), pipelined(load_profile("modern-gen4"), w)
+    ({'bytes_searched': 100}, {})
+    """
+    pipeline = profile.data["pipeline"]
+    if work.side != "device" or pipeline["scope"] != "scan":
+        return {}
+    return {name: count for name, count in work.counters.items() if name in pipeline["scan_counters"]}
 
 
 def model_ssdlets(profile: Profile, work: Sequence[NodeWork]) -> SSDletTiming:
@@ -72,6 +95,9 @@ def model_ssdlets(profile: Profile, work: Sequence[NodeWork]) -> SSDletTiming:
         busy = [node_s[w.node] for w in work if w.side == side]
         if busy:
             resource_s[label] = max(max(busy), sum(busy) / _side(profile, side)[1])
+    piped = sum(sum(pipelined(profile, w).values()) for w in work)
+    if piped:
+        resource_s["scan pipeline"] = piped / profile.pipeline_rate
     scanned = sum(w.bytes_in for w in work if w.pages_read)
     resource_s["flash"] = scanned / profile.internal_bandwidth
     overhead = units.seconds(profile.data["link"]["per_command_overhead_us"])
