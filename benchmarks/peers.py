@@ -45,7 +45,8 @@ RSS_FACTOR, RSS_SLACK = 1.25, 100 * MB
 SPEED_TARGETS = {"lineitem": ("pyarrow", 1.2), "edges": (None, 1.5), "floats": (None, 1.5)}
 #: Warm reads of lineitem slices (``--sizes``): ndp / pyarrow at least this from 10 MB up, 1.0 below (issue 15).
 SIZE_TARGETS = ((10, 1.2), (0, 1.0))
-#: lineitem's bytes per unit of scale factor (about 760 MB at SF 1), to make a file large enough to slice.
+#: lineitem's bytes per unit of scale factor, rounded down from the 766 MB of SF 1 so that the file
+#: made for ``--sizes`` is surely as large as its largest slice.
 LINEITEM_MB_PER_SF = 700
 #: Long-range single-core integer parsing goal (HODS wire speed), MB/s.
 INT_PARSE_GOAL = 1000.0

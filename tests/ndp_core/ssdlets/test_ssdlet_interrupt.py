@@ -5,26 +5,20 @@ The run happens in a child process that gets a real SIGINT (a KeyboardInterrupt 
 test runner would stop it), as in tests/arrow_bridge/test_interrupt.py."""
 from __future__ import annotations
 
+from pathlib import Path
+
 CHILD = r"""
 import json, sys, time
 from device_emulator import ComputationalSSD
-from ndp_core.ssdlets import Application
-from ndp_core.ssdlets.examples import keep_above, parse_lines, total
 
-big, small, sides = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+big, small, sides, tests = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4]
+sys.path.insert(0, tests)
+from ssdlet_programs import pipeline
 
 
 def run(ssd, path):
-    app = Application(ssd, pages_per_packet=1, queue_depth=1)
-    parse = app.add(parse_lines, on=sides[0])
-    keep = app.add(keep_above, on=sides[1], floor=-1)
-    add = app.add(total, on=sides[2])
-    app.scan(parse.pages, path)
-    app.connect(parse.numbers, keep.x)
-    app.connect(keep.y, add.x)
-    app.collect(add.total)
-    app.collect(add.count)
-    return app.run()["total.count"].to_pylist()[0]
+    result = pipeline(ssd, path, sides, floor=-1, pages_per_packet=1, queue_depth=1)
+    return result["total.count"].to_pylist()[0]
 
 
 with ComputationalSSD("biscuit-pm", workers=2) as ssd:
@@ -46,7 +40,8 @@ def test_ctrl_c_stops_an_application_and_frees_its_instances(tmp_path, interrupt
     big, small = tmp_path / "big.txt", tmp_path / "small.txt"
     big.write_bytes(line * 2000)  # ~200 MB in 4 KiB packets: seconds of rounds
     small.write_bytes(line)
-    report, sent = interrupted_child(CHILD, [big, small, "device,device,host"], "running", after=0.5)
+    report, sent = interrupted_child(CHILD, [big, small, "device,device,host", Path(__file__).parent], "running",
+                                     after=0.5)
     assert report["outcome"] == "KeyboardInterrupt"
     assert report["caught"] - sent < 2.0
     assert report["outstanding"] == 0

@@ -8,8 +8,8 @@ import pytest
 from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, GraphError, SSDletError
 
-from ndp_core.ssdlets.examples import keep_above, parse_lines, total
-from ssdlet_programs import claims_too_much, never_ends, scale, writes_too_far
+from ndp_core.ssdlets.examples import keep_above, total
+from ssdlet_programs import claims_too_much, never_ends, pipeline, scale, writes_too_far
 
 NUMBERS = np.random.default_rng(7).integers(0, 10**12, 20_000)
 
@@ -25,20 +25,6 @@ def numbers_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("ssdlets") / "numbers.txt"
     path.write_text("".join(f"{v}\n" for v in NUMBERS))
     return path
-
-
-def pipeline(ssd, path, sides, **app_options):
-    """scan -> parse -> keep_above -> total; sides: where each of the three runs."""
-    app = Application(ssd, **app_options)
-    parse = app.add(parse_lines, on=sides[0])
-    keep = app.add(keep_above, on=sides[1], floor=5 * 10**11)
-    add = app.add(total, on=sides[2])
-    app.scan(parse.pages, path)
-    app.connect(parse.numbers, keep.x)
-    app.connect(keep.y, add.x)
-    app.collect(add.total)
-    app.collect(add.count)
-    return app.run()
 
 
 @pytest.mark.parametrize("sides", list(itertools.product(["device", "host"], repeat=3)))
