@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Optional, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +29,7 @@ from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.span_layout import FUSED_REGIONS, fused_column_words
 from arrow_bridge.kernels.status import OK, READER_COUNTERS
-from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse
+from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse, no_bounds
 from arrow_bridge.kernels.tokenizer import NO_CHAR
 
 if TYPE_CHECKING:
@@ -75,10 +76,11 @@ class FastPlan:
     """The fused kernel's arguments for one assignment of types to columns."""
 
     def __init__(self, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
-                 dialect: Dialect):
+                 dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({})):
         self.ncols = ncols
         self.rules = rules
         self.dialect = dialect
+        self.bounds = _bounds_arrays(ncols, dict(columns), bounds)
         self.kinds = np.full(ncols, SKIP, dtype=np.int64)
         self.slots = np.zeros(ncols, dtype=np.int64)
         self.params = np.zeros((ncols, 3), dtype=np.int64)
@@ -106,9 +108,12 @@ class FastPlan:
 
     @classmethod
     def build(cls, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
-              dialect: Dialect) -> Optional["FastPlan"]:
+              dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({})
+              ) -> Optional["FastPlan"]:
         """The plan, or None where the fused kernel cannot answer exactly
         (an escape character, a type it does not produce, a column selected twice).
+        ``bounds``: ``{file column: (low, high)}``, rows to keep
+        (:meth:`arrow_bridge.filters.RowFilter.bounds`).
 
         >>> from arrow_bridge.options import CsvOptions
         >>> opts = CsvOptions()
@@ -122,29 +127,30 @@ class FastPlan:
             return None
         if not all(_fusable(conversion_spec(t, rules), t) for _, t in columns):
             return None
-        return cls(ncols, columns, rules, dialect)
+        return cls(ncols, columns, rules, dialect, bounds)
 
     def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
-              ) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
-        """``(rows, line_breaks, {file column: array})``, or None when the kernel
-        gave up. A span with more rows than ``row_capacity`` (an estimate) is
-        parsed again with room for the most it can hold."""
+              ) -> Optional[tuple[int, int, dict[int, pa.Array], int]]:
+        """``(rows kept, line_breaks, {file column: array}, rows parsed)``, or
+        None when the kernel gave up. A span with more rows than
+        ``row_capacity`` (an estimate) is parsed again with room for the
+        most it can hold."""
         d, rules = self.dialect, self.rules
         most = row_capacity_hint(len(buf), self.ncols, 0.0)
         while True:
             out = self.allocate(row_capacity, len(buf))
             scratch_counters = np.zeros_like(counters)
-            status, rows, lines = fused_parse(
+            status, rows, lines, parsed = fused_parse(
                 buf, 0, len(buf), self.ncols, np.int64(d.delimiter), np.int64(d.quote), d.double_quote,
                 self.kinds, self.slots, self.params, rules.nulls, rules.quoted_nulls, rules.trues, rules.falses,
-                *out, scratch_counters)
+                self.bounds, *out, scratch_counters)
             if status == OK or rows < fused_capacity(row_capacity) or row_capacity >= most:
                 break
             row_capacity = most
         if status != OK:
             return None
         counters += scratch_counters
-        return rows, lines, self.wrap(rows, out)
+        return rows, lines, self.wrap(rows, out), parsed
 
     def regions(self, rows: int) -> dict[str, tuple[type, tuple[int, ...], bool]]:
         """The kernel's output arrays for ``rows`` (a multiple of 8) as
@@ -231,8 +237,35 @@ class FastPlanCache:
                 read = self.read
                 typed = [(c.index, c.type if c.type is not None else INFERENCE_LADDER[rungs[j]])
                          for j, c in enumerate(read.columns) if c.index >= 0]
-                self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect)
+                self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect,
+                                                    self._bounds(typed))
             return self._plans[rungs]
+
+
+    def _bounds(self, typed: Sequence[tuple[int, pa.DataType]]) -> dict[int, tuple[Any, Any]]:
+        """The read filter's bounds by file column, at these types. None where
+        the filter runs on the finished Table (``stages_spans``), where
+        ``nrows`` counts the rows parsed, or on a column selected twice."""
+        row_filter = self.read.opts.row_filter
+        if row_filter is None or not self.read.stages_spans or self.read.opts.nrows is not None:
+            return {}
+        types = dict(typed)
+        names = [c.name for c in self.read.columns]
+        files = {c.name: c.index for c in self.read.columns if c.index >= 0 and names.count(c.name) == 1}
+        bounds = row_filter.bounds({name: types[index] for name, index in files.items()})
+        return {files[name]: interval for name, interval in bounds.items()}
+
+
+def _bounds_arrays(ncols: int, types: Mapping[int, pa.DataType], bounds: Mapping[int, tuple[Any, Any]]) -> tuple:
+    """``bounds`` as the fused kernel's argument (:func:`kernels.fused.no_bounds`)."""
+    tested, low_i, high_i, low_f, high_f = no_bounds(ncols)
+    for index, (low, high) in bounds.items():
+        tested[index] = 1
+        if pa.types.is_floating(types[index]):
+            low_f[index], high_f[index] = low, high
+        else:
+            low_i[index], high_i[index] = low, high
+    return tested, low_i, high_i, low_f, high_f
 
 
 class FusedBuffers(NamedTuple):

@@ -27,8 +27,9 @@ DNF operators: ``=``/``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``,
 from __future__ import annotations
 
 import datetime
+import math
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pyarrow as pa
@@ -191,6 +192,32 @@ class RowFilter:
             raise FilterError(f"filters {self.describe()} cannot be evaluated on columns ({types}): {error}") from None
         return None if len(kept) == nrows else kept
 
+    def bounds(self, types: Mapping[str, pa.DataType]) -> dict[str, tuple[Any, Any]]:
+        """``{column: (low, high)}``: the closed interval a kept row's value of
+        ``column`` (of type ``types[column]``) lies in, from the terms of a
+        single AND-group that compare a column with a constant. The fused
+        kernel rejects rows outside it as it parses them (late
+        materialization); the filter still decides every row it keeps. Only
+        what is exact makes a bound: signed ints (int constants), float64
+        (finite int or float constants; strict comparisons move to the next
+        float), date32 (dates, as days since the epoch).
+
+        >>> from datetime import date
+        >>> f = RowFilter([("q", "<", 24), ("d", ">=", date(1994, 1, 1)), ("p", ">", 0.5), ("s", "=", "x")])
+        >>> f.bounds({"q": pa.int64(), "d": pa.date32(), "p": pa.float64(), "s": pa.string()})
+        {'q': (-9223372036854775808, 23), 'd': (8766, 9223372036854775807), 'p': (0.5000000000000001, inf)}
+        """
+        if self.groups is None or len(self.groups) != 1:
+            return {}
+        found: dict[str, tuple[Any, Any]] = {}
+        for term in self.groups[0]:
+            type_ = types.get(term.column)
+            interval = _interval(term, type_) if type_ is not None else None
+            if interval is not None:
+                low, high = found.get(term.column, interval)
+                found[term.column] = (max(low, interval[0]), min(high, interval[1]))
+        return found
+
     def tests_per_row(self, columns_read: int) -> int:
         """Comparisons the filter makes per row (the ``filter_tests`` work
         counter): one per DNF term, as every term is evaluated on every row
@@ -227,6 +254,44 @@ class RowFilter:
             text = str(self.expression)
             return tuple(name for name in dict.fromkeys(names) if name in text)
         return self._columns
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_EXACT_FLOAT_INT = 1 << 53  # ints up to this magnitude convert to float64 exactly
+_EPOCH = datetime.date(1970, 1, 1)
+
+
+def _interval(term: Predicate, type_: pa.DataType) -> Optional[tuple[Any, Any]]:
+    """The closed interval ``term`` keeps of a column of ``type_``, or None
+    where it makes no exact bound there."""
+    if term.op not in _COMPARISONS or term.op == "!=":
+        return None
+    value = term.value
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if pa.types.is_signed_integer(type_) and isinstance(value, (int, np.integer)):
+        value = int(value)
+        if not _INT64_MIN < value < _INT64_MAX:
+            return None
+        return _closed(term.op, value, value - 1, value + 1, _INT64_MIN, _INT64_MAX)
+    if pa.types.is_float64(type_) and isinstance(value, (int, float, np.integer, np.floating)):
+        if isinstance(value, (int, np.integer)) and abs(int(value)) > _EXACT_FLOAT_INT:
+            return None
+        value = float(value)
+        if not math.isfinite(value):
+            return None
+        return _closed(term.op, value, math.nextafter(value, -math.inf), math.nextafter(value, math.inf),
+                       -math.inf, math.inf)
+    if pa.types.is_date32(type_) and isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        days = (value - _EPOCH).days
+        return _closed(term.op, days, days - 1, days + 1, _INT64_MIN, _INT64_MAX)
+    return None
+
+
+def _closed(op: str, value: Any, below: Any, above: Any, lowest: Any, highest: Any) -> tuple[Any, Any]:
+    """``op value`` as a closed interval, given the values just ``below`` and ``above`` it."""
+    return {"<": (lowest, below), "<=": (lowest, value), ">": (above, highest), ">=": (value, highest)
+            }.get(op, (value, value))
 
 
 def _reduce(combine: Any, masks: list[pa.Array]) -> pa.Array:

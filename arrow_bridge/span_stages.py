@@ -47,7 +47,8 @@ def run_span_stages(result: SpanResult, plan: ReadPlan) -> None:
     if result.staged or not plan.stages_spans or result.status not in (OK, NEEDS_MORE) or \
             result.bad_value is not None:
         return
-    result.staged, result.rows_read = True, result.nrows
+    # rows_read: the rows the parse read (the fused kernel's bounds may have dropped some already)
+    result.staged, result.rows_read = True, max(result.rows_read, result.nrows)
     if plan.opts.row_filter is not None:
         filter_span(result, plan)
     if plan.opts.grouped_query is not None:

@@ -62,7 +62,7 @@ class SpanResult:
     seconds: float = 0.0  # wall time of the parse
     staged: bool = False  # the read's span stages ran: rows filtered, or the rows replaced by a partial aggregate
     partial: Any = None  # the span's partial aggregate (arrow_bridge.aggregates), once staged
-    rows_read: int = 0  # rows parsed before the span stages dropped any (0: not staged)
+    rows_read: int = 0  # rows parsed before the filter's bounds or the span stages dropped any (0: unknown)
 
     def take(self, other: "SpanResult") -> None:
         """Becomes ``other``'s parse (same span; a re-parse elsewhere)."""

@@ -72,7 +72,7 @@ class HostExecutor:
         parsed = plan.fast.parse(span.buf, capacity, result.counters)
         if parsed is None:
             return False
-        result.nrows, result.line_breaks, arrays = parsed
+        result.nrows, result.line_breaks, arrays, result.rows_read = parsed
         result.parsed = len(span.buf)
         result.columns = read.planned_columns(arrays)
         result.rungs = [plan.rungs[j] if c.inferred else -1 for j, c in enumerate(read.columns)]

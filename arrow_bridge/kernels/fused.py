@@ -23,6 +23,16 @@ the 2-D output array of its storage class (``i64``, ``i32``, ``f64``,
 ``bits`` for booleans, ``offsets``/``data`` for strings). 2-D arrays rather
 than a tuple of arrays: Numba passes one array per class, with no
 reference-count traffic per field.
+
+A read with ``filters=`` passes ``bounds``: per column, an interval its
+value must lie in for the row to be kept (the AND-terms of the filter that
+compare one column with a constant, :meth:`arrow_bridge.filters.RowFilter.bounds`).
+A value outside its interval rejects the row: the rest of the row is still
+parsed (a value that does not convert, or would widen the column's type,
+matters wherever it lies), but nothing of it is kept, and the next row
+takes its place in the buffers. A value the fast paths do not take (a null,
+a quoted field) rejects nothing: the read's filter stage sees every row the
+bounds keep and decides exactly.
 """
 import numba as nb
 import numpy as np
@@ -56,7 +66,8 @@ from arrow_bridge.numbers.fast_floats import float64_at
 from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, to_unit
 from arrow_bridge.numbers.parse_floats import parse_float64
 from arrow_bridge.numbers.parse_ints import parse_signed, plain_int64_at
-from arrow_bridge.numbers.swar import byte_at, ctz64, equal_mask64, put_byte_at, put_value_at, put_word_at, word_at
+from arrow_bridge.numbers.swar import (byte_at, ctz64, equal_mask64, number_masks32, put_byte_at, put_value_at,
+                                      put_word_at, word_at)
 
 # Column kinds beyond the converters' fixed-width ones (NULL .. TIMESTAMP = 0..7).
 SKIP = 8  # not selected: scanned, not converted
@@ -131,6 +142,30 @@ def _next_special(at, base, mask, end, delim):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _skip_run(at, base, mask, pos, k, end, quote):
+    """``(fields, position after them, the stream without their ends)`` for up
+    to ``k`` unselected fields from ``pos`` met at once: those ending in the
+    stream's current 64 bytes, if no quote or line break lies among them
+    (then each ends at a delimiter and none is quoted). Zero fields where it
+    cannot tell: they are then scanned one by one."""
+    if mask == _U0 or pos - base >= 64 or base + 64 > end:
+        return 0, pos, mask
+    last_end = mask
+    fields = 1
+    while fields < k:
+        following = last_end & (last_end - _U1)
+        if following == _U0:
+            break
+        last_end = following
+        fields += 1
+    e = base + np.int64(ctz64(last_end))
+    run_bits = ((~_U0) >> np.uint64(63 - (e - base))) & ((~_U0) << np.uint64(pos - base))
+    if equal_mask64(at, base, quote, LF, CR) & run_bits:
+        return 0, pos, mask
+    return fields, e + 1, last_end & (last_end - _U1)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _copy_known(at, s, e, end, out, o):
     """Copies ``[s, e)`` of the span (which ends at ``end``) to address
     ``out + o``, a word at a time (the output has 8 bytes of slack); returns
@@ -160,6 +195,12 @@ def _closing_quote(at, p, end, quote, double_quote):
     breaks = 0
     doubled = False
     while p < end:
+        if p + 64 <= end:  # skip to the next quote or line break, 64 bytes at a time
+            stops = equal_mask64(at, p, quote, LF, CR)
+            if stops == _U0:
+                p += 64
+                continue
+            p += np.int64(ctz64(stops))
         c = byte_at(at, p)
         if c == quote:
             if not (double_quote and p + 1 < end and byte_at(at, p + 1) == quote):
@@ -208,6 +249,22 @@ def _fast_value(op, at, s, e, end, decimal):
         ok, days = date_at(at, s, e)
         return ok, np.int64(days), 0.0
     return False, np.int64(0), 0.0
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _plain_decimal(at, s, e, decimal):
+    """Whether ``[s, e)`` is ``-?digits[.digits]`` of at most 19 bytes (and not
+    in the buffer's first 32): a float64 for certain, which :func:`_fast_value`
+    takes. One vector compare, where parsing it takes several."""
+    n = e - s
+    if n > 19 or e < 32:
+        return False
+    non_digit, point, _ = number_masks32(at, e - 32, decimal)
+    lane0 = np.uint64(32 - n)
+    sign = np.uint64(byte_at(at, s) == 45)
+    others = (non_digit >> lane0) & ~sign
+    return (np.uint64(n) > sign and others & ~(point >> lane0) == _U0 and others & (others - _U1) == _U0
+            and (others >> sign) & _U1 == _U0 and (others >> np.uint64(n - 1)) & _U1 == _U0)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -264,14 +321,53 @@ def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, 
     return ops, addresses
 
 
+@nb.njit(nogil=True, cache=True)
+def no_bounds(ncols):
+    """The ``bounds`` argument of :func:`fused_parse` that rejects no row:
+    ``(tested, int lows, int highs, float lows, float highs)`` per file column.
+
+    >>> no_bounds(2)[0].tolist()
+    [0, 0]
+    """
+    return (np.zeros(ncols, np.uint8), np.zeros(ncols, np.int64), np.zeros(ncols, np.int64),
+            np.zeros(ncols, np.float64), np.zeros(ncols, np.float64))
+
+
+@nb.njit(nogil=True, cache=True, inline="always")  # a call passing arrays costs reference counts per row
+def _forget_row(r, slots, params, string_columns, offsets, data, data_stride, bits, validity, null_counts,
+                row_nulls, row_null_count, span_has_nulls):
+    """Undoes what a rejected row ``r`` left in the buffers the next row does
+    not overwrite: its null counts, validity and bool bits. Returns ``(ok,
+    its string bytes)``; not ok where a string it held is not UTF-8 where
+    the column checks (the general path then says so, as a read without
+    the filter would)."""
+    for k in range(row_null_count):
+        null_counts[row_nulls[k]] -= 1
+    keep_others = np.uint8(~(1 << (r & 7)) & 0xFF)
+    if span_has_nulls:  # only then has any row set a validity bit
+        for j in range(validity.shape[0]):
+            validity[j, r >> 3] &= keep_others
+    for k in range(bits.shape[0]):
+        bits[k, r >> 3] &= keep_others
+    string_bytes = 0
+    for j in string_columns:
+        slot = slots[j]
+        s, e = slot * data_stride + offsets[slot, r], slot * data_stride + offsets[slot, r + 1]
+        string_bytes += e - s
+        if params[j, 0] and not utf8_valid(data, s, e):
+            return False, string_bytes
+    return True, string_bytes
+
+
 @nb.njit(nogil=True, cache=True, error_model="numpy")
 def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
-                trues, falses, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity, null_counts,
-                counters):
-    """Parses the records of ``buf[start:end]`` (which ends at a line break).
+                trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity,
+                null_counts, counters):
+    """Parses the records of ``buf[start:end]`` (which ends at a line break),
+    keeping those within ``bounds`` (:func:`no_bounds`: all).
 
-    Returns ``(status, rows, line_breaks)``; ``status`` is ``OK`` or
-    ``GIVE_UP``. Fills ``null_counts[j]`` and, per string slot, ``offsets``
+    Returns ``(status, rows kept, line_breaks, rows parsed)``; ``status`` is
+    ``OK`` or ``GIVE_UP``. Fills ``null_counts[j]`` and, per string slot, ``offsets``
     and ``data_used`` (the slot's bytes lie at ``data[slot * data_stride:]``;
     ``data_stride`` must exceed the span by 8). ``validity`` must be zeroed:
     a column's bitmap is written only once it has a null. Row capacity is
@@ -285,7 +381,7 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
     values off the fast paths) are calls, which keeps the loop small.
     """
     if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
-        return GIVE_UP, 0, 0
+        return GIVE_UP, 0, 0, 0
     null_data, null_offsets, null_first, null_empty = nulls
     null_data_at, null_offsets_at, null_count = null_data.ctypes.data, null_offsets.ctypes.data, null_offsets.shape[0] - 1
     at, data_at = buf.ctypes.data, data.ctypes.data
@@ -294,8 +390,23 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
     pos = start
     base, mask = start, _specials(at, start, end, delim)
     ops, addresses = _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64)
+    runs = np.zeros(ncols, dtype=np.int64)  # unselected columns from j on, the last column left out
+    for j in range(ncols - 2, -1, -1):
+        runs[j] = runs[j + 1] + 1 if ops[j] == _OP_SKIP else 0
     rows = 0
     lines = 0
+    rejected = 0
+    rejected_string_bytes = 0
+    tested, low_i, high_i, low_f, high_f = bounds
+    filtering = tested.any()
+    string_columns = np.nonzero(kinds == STRING)[0]
+    seen_nulls = np.zeros(ncols, dtype=np.int64)  # nulls parsed, rejected rows' too (the work counters)
+    row_nulls = np.empty(ncols, dtype=np.int64)  # the columns null in the current row
+    span_has_nulls = False
+    deferred = np.empty((ncols, 3), dtype=np.int64)  # (column, start, end) of the row's floats to parse if kept
+    defer_floats = False  # where an int or a date is tested: it rejects most rows before a float is parsed
+    for j in range(ncols):
+        defer_floats |= tested[j] != 0 and (ops[j] == _OP_INT64 or ops[j] == _OP_DATE32)
     for j in range(ncols):
         null_counts[j] = 0
     for k in range(offsets.shape[0]):
@@ -308,16 +419,27 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
             base, mask = pos, _specials(at, pos, end, delim)
             continue
         if rows >= capacity:
-            return GIVE_UP, rows, lines
+            return GIVE_UP, rows, lines, rows + rejected
         r = rows
+        keep = True
+        row_null_count = 0
+        deferred_tested = deferred_others = 0
+        resume = 0  # the next column not skipped with its run
         for j in range(ncols):
+            if j < resume:
+                continue
+            if runs[j] > 1:
+                fields, pos, mask = _skip_run(at, base, mask, pos, runs[j], end, quote)
+                if fields:
+                    resume = j + fields
+                    continue
             op = ops[j]
             is_last = j == last
             if byte_at(at, pos) != quote:
                 s = pos
                 e, base, mask = _next_special(at, base, mask, end, delim)
                 if e < 0 or not _ends_field(byte_at(at, e), delim, is_last):
-                    return GIVE_UP, rows, lines  # another field count, or past the span
+                    return GIVE_UP, rows, lines, rows + rejected  # another field count, or past the span
                 pos = e + 1
                 if op == _OP_SKIP:
                     continue
@@ -327,6 +449,17 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                     offsets[slot, r + 1] = o - slot * data_stride
                     continue
                 if op != _OP_OTHER:  # no null spelling is a value it takes (_column_ops)
+                    # Late materialization: a float is only checked to be one, and parsed (and
+                    # tested) once the row's other values have not rejected it.
+                    if op == _OP_FLOAT64 and defer_floats and _plain_decimal(at, s, e, params[j, 0]):
+                        if keep:  # tested ones first (from the front), the others from the back
+                            k = deferred_tested if tested[j] else ncols - 1 - deferred_others
+                            deferred[k, 0], deferred[k, 1], deferred[k, 2] = j, s, e
+                            if tested[j]:
+                                deferred_tested += 1
+                            else:
+                                deferred_others += 1
+                        continue
                     ok, iv, fv = _fast_value(op, at, s, e, end, params[j, 0])
                     if ok:
                         if op == _OP_INT64:
@@ -337,13 +470,18 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                             put_value_at(addresses[j], r << 2, np.int32(iv))
                         if null_counts[j]:
                             validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                        if filtering and tested[j]:  # inline: arrays passed to a call cost reference counts
+                            if op == _OP_FLOAT64:  # a NaN lies in no bounds: pyarrow's comparisons are false on it
+                                keep = keep and low_f[j] <= fv <= high_f[j]
+                            else:
+                                keep = keep and low_i[j] <= iv <= high_i[j]
                         continue
                 may_be_null = True
             else:
                 s = pos + 1
                 e, breaks, doubled = _closing_quote(at, s, end, quote, double_quote)
                 if e < 0 or not _ends_field(byte_at(at, e + 1), delim, is_last):
-                    return GIVE_UP, rows, lines  # past the span, or text after the closing quote
+                    return GIVE_UP, rows, lines, rows + rejected  # past the span, or text after the closing quote
                 lines += breaks
                 pos = e + 2
                 base, mask = pos, _specials(at, pos, end, delim)
@@ -353,7 +491,7 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                 may_be_null = quoted_nulls
                 if doubled:  # the value is unescaped: only strings take it here
                     if kind != STRING or (params[j, 1] and quoted_nulls):
-                        return GIVE_UP, rows, lines
+                        return GIVE_UP, rows, lines, rows + rejected
                     o = slot * data_stride + offsets[slot, r]
                     i = s
                     while i < e:
@@ -372,6 +510,10 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                 if null_counts[j] == 0:
                     mark_valid_before(validity[j], r)
                 null_counts[j] += 1
+                seen_nulls[j] += 1
+                row_nulls[row_null_count] = j
+                row_null_count += 1
+                span_has_nulls = True
                 if kind == STRING:
                     offsets[slot, r + 1] = offsets[slot, r]
                 else:
@@ -383,7 +525,7 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
             else:
                 ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2], trues, falses)
                 if not ok:
-                    return GIVE_UP, rows, lines  # the general path decides: widening or an error
+                    return GIVE_UP, rows, lines, rows + rejected  # the general path decides: widening or an error
                 _store_other(kind, slot, r, params[j, 2], iv, fv, i64, i32, f64, bits)
             if null_counts[j]:
                 validity[j, r >> 3] |= np.uint8(1 << (r & 7))
@@ -393,18 +535,49 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
             pos += 1
             _, base, mask = _next_special(at, base, mask, end, delim)
         lines += 1
-        rows += 1
+        if keep and deferred_tested + deferred_others:
+            k = 0
+            while k < ncols:  # the tested floats first: a rejection spares parsing the others
+                if k == deferred_tested:
+                    k = ncols - deferred_others
+                    if k >= ncols:
+                        break
+                j, s, e = deferred[k, 0], deferred[k, 1], deferred[k, 2]
+                k += 1
+                ok, _, fv = _fast_value(_OP_FLOAT64, at, s, e, end, params[j, 0])
+                if not ok:
+                    return GIVE_UP, rows, lines, rows + rejected
+                put_value_at(addresses[j], r << 3, fv)
+                if null_counts[j]:
+                    validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                if tested[j] and not low_f[j] <= fv <= high_f[j]:
+                    keep = False
+                    break
+        if keep:
+            rows += 1
+            continue
+        rejected += 1
+        if not (span_has_nulls or bits.shape[0] or string_columns.size):
+            continue  # nothing of the row outlives it
+        ok, string_bytes = _forget_row(r, slots, params, string_columns, offsets, data, data_stride, bits, validity,
+                                       null_counts, row_nulls, row_null_count, span_has_nulls)
+        if not ok:
+            return GIVE_UP, rows, lines, rows + rejected
+        rejected_string_bytes += string_bytes
     for k in range(offsets.shape[0]):
         data_used[k] = offsets[k, rows]
-    return _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride, data_used,
-                   null_counts, rows, lines, counters)
+    status, rows, lines = _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride,
+                                  data_used, null_counts, rows, lines, counters)
+    if status == OK:
+        _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, rows + rejected,
+                    rejected_string_bytes, counters)
+    return status, rows, lines, rows + rejected
 
 
 @nb.njit(nogil=True, cache=True)
 def _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride, data_used, null_counts,
             rows, lines, counters):
-    """Checks UTF-8 where asked (only columns holding non-ASCII bytes) and adds
-    the work counters the general path would have added."""
+    """Checks UTF-8 where asked (only columns holding non-ASCII bytes)."""
     for j in range(ncols):
         if kinds[j] == STRING and params[j, 0]:
             slot = slots[j]
@@ -417,17 +590,24 @@ def _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_st
                 for r in range(rows):
                     if not utf8_valid(column, offsets[slot, r], offsets[slot, r + 1]):
                         return GIVE_UP, rows, lines
+    return OK, rows, lines
+
+
+@nb.njit(nogil=True, cache=True)
+def _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, parsed, rejected_string_bytes, counters):
+    """Adds the work counters the general path would have added for the
+    ``parsed`` rows: rejected rows were parsed too."""
     counters[BYTES_SCANNED] += end - start
-    counters[ROWS] += rows
-    counters[FIELDS] += rows * ncols
+    counters[ROWS] += parsed
+    counters[FIELDS] += parsed * ncols
     counters[SPANS] += 1
+    counters[STRING_BYTES] += rejected_string_bytes
     for j in range(ncols):
         kind = kinds[j]
         if kind == SKIP:
             continue
-        counters[NULLS] += null_counts[j]
+        counters[NULLS] += seen_nulls[j]
         if kind == STRING:
             counters[STRING_BYTES] += data_used[slots[j]]
         else:
-            counters[_KIND_COUNTER[kind]] += rows - null_counts[j]
-    return OK, rows, lines
+            counters[_KIND_COUNTER[kind]] += parsed - seen_nulls[j]

@@ -353,7 +353,7 @@ def test_row_capacities_are_rounded_to_whole_bitmap_bytes():
     plan = fast_path.FastPlan.build(2, [(0, pa.int64()), (1, pa.string())], ValueRules.from_options(opts),
                                     Dialect.from_options(opts))
     body = np.frombuffer(b"".join(b"%d,s%d\n" % (i, i) for i in range(12)), np.uint8).copy()
-    rows, _, arrays = plan.parse(body, 10, np.zeros(11, np.int64))
+    rows, _, arrays, _ = plan.parse(body, 10, np.zeros(11, np.int64))
     assert rows == 12 and arrays[0].to_pylist() == list(range(12))
     assert arrays[1].to_pylist() == [f"s{i}" for i in range(12)]
 

@@ -148,7 +148,7 @@ def test_a_span_denser_than_its_row_estimate_is_parsed_again_with_room():
     plan = fast_path.FastPlan.build(2, [(0, pa.int64()), (1, pa.string())], ValueRules.from_options(opts),
                                     Dialect.from_options(opts))
     body = np.frombuffer(b"".join(b"%d,s%d\n" % (i, i) for i in range(100)), np.uint8).copy()
-    rows, lines, arrays = plan.parse(body, 8, np.zeros(11, np.int64))
+    rows, lines, arrays, _ = plan.parse(body, 8, np.zeros(11, np.int64))
     assert (rows, lines) == (100, 100)
     assert arrays[0].to_pylist() == list(range(100)) and arrays[1].to_pylist()[-1] == "s99"
 
