@@ -55,6 +55,11 @@ from ndp_core.report import Report, record
 if TYPE_CHECKING:
     from arrow_bridge.filters import RowFilter
 
+#: The largest span a whole host read with span stages (filters, aggregates) cuts by itself.
+STAGED_SPAN_BYTES = 8 << 20
+#: Spans each thread gets at least, before spans grow past ``block_size``'s default.
+SPANS_PER_THREAD = 8
+
 
 class CsvReader:
     """Reads one source into a ``pyarrow.Table`` (:meth:`read`) or a stream of
@@ -227,14 +232,15 @@ class CsvReader:
         # A small first span (the preamble's read-ahead) for whole reads on the host; a stream infers
         # its types from a whole first block (pyarrow's rule), and devices number tasks by block.
         whole = not first_block and not self.offload
-        spans = SpanCutter(source, opts.span_bytes, pre.prefix, pre.data_offset, pre.eof,
+        span_bytes = self._span_bytes(whole, pre)
+        spans = SpanCutter(source, span_bytes, pre.prefix, pre.data_offset, pre.eof,
                            left_unread=self._leaves_unread if self.offload else None,
                            prefix_span=whole)
         cutter = iter(spans)
         held_back: list[Span] = []  # a span cut but not handed out: the budget had no room for it yet
         budget = self.budget = MemoryBudget(self.memory_limit, source.name)
         # A file of one span after the first has nothing to parse in parallel: no pool to start.
-        one_span = whole and source.size is not None and source.size - pre.data_offset <= opts.span_bytes
+        one_span = whole and source.size is not None and source.size - pre.data_offset <= span_bytes
         threads = 1 if one_span else opts.threads
         pool = ThreadPoolExecutor(threads) if threads > 1 else None
         pending: deque[tuple[Span, Future]] = deque()
@@ -329,6 +335,18 @@ class CsvReader:
                     future.cancel()
                 if pool is not None:  # what runs still finishes (a kernel cannot stop)
                     pool.shutdown(wait=True, cancel_futures=True)
+
+    def _span_bytes(self, whole: bool, pre: Preamble) -> int:
+        """``block_size``; unset, on a whole host read with span stages, up to
+        :data:`STAGED_SPAN_BYTES` while each thread still gets
+        :data:`SPANS_PER_THREAD` spans: the stages cost about 0.5 ms per span
+        whatever its rows (their pyarrow calls), a third of a 2 MiB span's parse."""
+        opts, size = self.opts, self.source.size
+        if opts.block_size is not None or not (whole and self.plan.stages_spans and opts.nrows is None) \
+                or size is None or self.memory_limit is not None:
+            return opts.span_bytes
+        even = (size - pre.data_offset) // (opts.threads * SPANS_PER_THREAD)
+        return max(opts.span_bytes, min(STAGED_SPAN_BYTES, even))
 
     def _fix_types(self, result: SpanResult) -> None:
         """Makes the types ``result`` inferred explicit for the rest of the read
