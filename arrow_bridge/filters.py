@@ -256,6 +256,22 @@ class RowFilter:
         return self._columns
 
 
+def and_filters(first: Optional[Filters], second: list) -> Filters:
+    """The rows ``first`` (a read's ``filters=``, or None) and ``second`` (a
+    DNF list of AND-groups) both keep, as one ``filters=``.
+
+    >>> and_filters([("a", ">", 1)], [[("b", "==", "x")], [("b", "==", "y")]])
+    [[('a', '>', 1), ('b', '==', 'x')], [('a', '>', 1), ('b', '==', 'y')]]
+    """
+    if first is None:
+        return second
+    row_filter = RowFilter(first)
+    if row_filter.groups is None:  # an Expression
+        return row_filter.expression & RowFilter(second).expression
+    groups = [[(p.column, p.op, p.value) for p in group] for group in row_filter.groups]
+    return [a + b for a in groups for b in second]
+
+
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _EXACT_FLOAT_INT = 1 << 53  # ints up to this magnitude convert to float64 exactly
 _EPOCH = datetime.date(1970, 1, 1)

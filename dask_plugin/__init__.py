@@ -18,6 +18,8 @@
   exact record-aligned byte ranges (see ``docs/dask.md``);
 * :func:`gpu_tables` — the same partitions as ``cuda_p2p.GpuTable`` s in the
   workers' GPU memory (``read_csv(..., destination="gpu")`` for cudf partitions);
+* :func:`pushed_filters` — the filters Dask's optimizer moved into the reads
+  (``ddf[ddf.x > 5]`` on a :func:`read_csv` collection reads with ``filters=``);
 * :func:`job_report` — the device Reports of the partitions computed in a block,
   with the partitions a lost worker made ``distributed`` retry
   (:mod:`dask_plugin.attempts`);
@@ -27,6 +29,7 @@
 """
 from dask_plugin.core import gpu_tables, read_csv
 from dask_plugin.devices import DevicePlugin, DeviceSpec, install_devices
+from dask_plugin.pushdown import pushed_filters
 from dask_plugin.reports import JobReport, job_report
 
-__all__ = ["read_csv", "gpu_tables", "job_report", "JobReport", "install_devices", "DevicePlugin", "DeviceSpec"]
+__all__ = ["read_csv", "gpu_tables", "pushed_filters", "job_report", "JobReport", "install_devices", "DevicePlugin", "DeviceSpec"]

@@ -46,6 +46,7 @@ from arrow_bridge.ranges import (
 )
 from dask_plugin.devices import DeviceLike, page_size_of, resolve_spec
 from dask_plugin.io import CsvPartReader, Part
+from dask_plugin.pushdown import csv_collection
 
 #: ``dtype_backend`` values of the partitions: those of :func:`arrow_bridge.api.to_pandas`
 #: that the Dask reader documents and tests.
@@ -175,7 +176,8 @@ def read_csv(
         import cudf
 
         meta = cudf.DataFrame.from_arrow(func.schema.empty_table())
-    return dd.from_map(func, parts, meta=meta, divisions=None, label="read-csv-ndp", enforce_metadata=False)
+        return dd.from_map(func, parts, meta=meta, divisions=None, label="read-csv-ndp", enforce_metadata=False)
+    return csv_collection(func, parts, meta, label="read-csv-ndp")
 
 
 def gpu_tables(urlpath: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]], **kwargs: Any) -> list:

@@ -11,7 +11,7 @@ and converts to pandas.
 from __future__ import annotations
 
 import contextvars
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -21,6 +21,7 @@ import pyarrow as pa
 import arrow_bridge
 from arrow_bridge import CsvParseError
 from arrow_bridge.api import to_pandas
+from arrow_bridge.filters import and_filters
 from dask_plugin.devices import DeviceSpec, device_for
 from dask_plugin.reports import publish
 from ndp_core.report import collect
@@ -63,6 +64,7 @@ class CsvPartReader:
     storage_options: dict = field(default_factory=dict)
     destination: str = "host"  # "gpu": partitions in GPU memory (cuda_p2p), as cudf DataFrames
     gpu_share: float = 0.0  # of the spans, parsed on the GPU (destination "gpu")
+    filters: Optional[list] = None  # a DNF Dask's optimizer pushed into the read (dask_plugin.pushdown)
 
     def __call__(self, part: Part, columns: Optional[Sequence[str]] = None) -> Any:
         if self.destination == "gpu":
@@ -81,7 +83,11 @@ class CsvPartReader:
         # options, schema, dtype backend, path column, device spec, split and
         # storage options: every other field is derived from those (names and
         # user_typed from the files' headers and the options, paths from the files).
-        return ("CsvPartReader", self.read_id)
+        return ("CsvPartReader", self.read_id, repr(self.filters))
+
+    def with_filters(self, terms: list) -> "CsvPartReader":
+        """This reader, keeping only the rows ``terms`` (a DNF) keeps too."""
+        return replace(self, filters=terms if self.filters is None else and_filters(self.filters, terms))
 
     def gpu_table(self, part: Part, columns: Optional[Sequence[str]] = None) -> Any:
         """The part as a ``cuda_p2p.GpuTable`` in this worker's GPU memory."""
@@ -95,7 +101,10 @@ class CsvPartReader:
               **extra: Any) -> Any:
         kwargs = dict(self.whole_file_options if part.start is None else self.options, **extra)
         kwargs["usecols"] = columns
-        kwargs["dtype"] = {name: self.schema.field(name).type for name in columns}
+        if self.filters is not None:
+            kwargs["filters"] = and_filters(kwargs.get("filters"), self.filters)
+            columns = [*columns, *(term[0] for group in self.filters for term in group if term[0] not in columns)]
+        kwargs["dtype"] = {name: self.schema.field(name).type for name in columns}  # the filter's columns too
         if part.start is not None:
             kwargs.update(byte_range=(part.start, part.stop), names=list(self.names), header=None)
         if self.device is not None:
