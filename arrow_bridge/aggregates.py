@@ -31,8 +31,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from arrow_bridge.kernels.group_sums import (EXPONENT_BIAS, LOW_BITS, first_appearance_ids, float_sum_bins,
+                                              int_sum_halves)
+
 FUNCTIONS = ("sum", "count", "min", "max", "mean")
-_SCALE = 1126  # 2**-1126 divides every double's mantissa unit (subnormals: frexp's exponent goes to -1073)
+_SCALE = 1126  # 2**-1126 divides every double's mantissa unit (the subnormals': 2**-1074)
 
 
 @dataclass(frozen=True)
@@ -183,17 +186,17 @@ def _group_ids(table: pa.Table, group_by: Sequence[str]) -> tuple[np.ndarray, li
     """Each row's group (numbered by first appearance) and each group's key tuple."""
     if not group_by:
         return np.zeros(table.num_rows, dtype=np.int64), [()] if table.num_rows else []
-    codes = np.zeros(table.num_rows, dtype=np.int64)
+    codes, size = np.zeros(table.num_rows, dtype=np.int64), 1
     for name in group_by:
         encoded = pc.dictionary_encode(table.column(name).combine_chunks(), null_encoding="encode")
-        codes = codes * (len(encoded.dictionary) + 1) + encoded.indices.to_numpy(zero_copy_only=False)
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # groups by first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    firsts = pa.array(first[order])
-    keys = list(zip(*(table.column(name).take(firsts).to_pylist() for name in group_by)))
-    return rank[inverse.reshape(-1)], keys
+        width = len(encoded.dictionary) + 1
+        codes, size = codes * width + encoded.indices.to_numpy(zero_copy_only=False), size * width
+        if size > 4 * table.num_rows + 4096:  # keys of several wide columns: renumber them densely
+            codes = np.unique(codes, return_inverse=True)[1].reshape(-1)
+            size = int(codes.max()) + 1
+    ids, firsts = first_appearance_ids(codes, size)
+    keys = list(zip(*(table.column(name).take(pa.array(firsts)).to_pylist() for name in group_by)))
+    return ids, keys
 
 
 def _column_state(column: pa.ChunkedArray, groups: np.ndarray, ngroups: int, funcs: set[str]) -> dict[str, Any]:
@@ -237,58 +240,29 @@ def _exact_int_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> lis
         high = _exact_int_sums((values >> np.uint64(32)).astype(np.int64), groups, ngroups)
         low = _exact_int_sums((values & np.uint64(0xFFFFFFFF)).astype(np.int64), groups, ngroups)
         return [(h << 32) + lo for h, lo in zip(high, low)]
-    sums = [0] * ngroups
-    for g, total in _sums_by_key(values.astype(np.int64), groups).items():
-        sums[g] = total
-    return sums
+    low, high = int_sum_halves(np.ascontiguousarray(values, dtype=np.int64),
+                               np.ascontiguousarray(groups, dtype=np.int64), ngroups)
+    return [int(lo) + (int(hi) << 32) for lo, hi in zip(low.tolist(), high.tolist())]
 
 
 def _exact_float_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> tuple[list[int], np.ndarray]:
     """Per group: the exact sum of the finite ``values`` in units of 2**-1126 (a Python int),
-    and counts of ``[nan, +inf, -inf]`` (shape ``(ngroups, 3)``)."""
-    finite = np.isfinite(values)
-    specials = np.stack([np.bincount(groups[np.isnan(values)], minlength=ngroups),
-                         np.bincount(groups[values == np.inf], minlength=ngroups),
-                         np.bincount(groups[values == -np.inf], minlength=ngroups)], axis=1)
-    mantissas, exponents = np.frexp(values[finite])
-    ints = (mantissas * 2.0 ** 53).astype(np.int64)  # exact: 53 significant bits at most
-    shifts = exponents.astype(np.int64) - 53 + _SCALE
-    lowest = int(shifts.min()) if len(shifts) else 0
-    sums = [0] * ngroups
-    for key, total in _sums_by_key(ints, (shifts - lowest) * ngroups + groups[finite]).items():
-        sums[key % ngroups] += total << (key // ngroups + lowest)
-    return sums, specials
+    and counts of ``[nan, +inf, -inf]`` (shape ``(ngroups, 3)``).
 
-
-_PART_BITS = 16  # int64 values summed as four 16-bit parts: float64 bincounts stay exact to 2**37 values a key
-
-
-def _sums_by_key(values: np.ndarray, keys: np.ndarray) -> dict[int, int]:
-    """Exact sums of int64 ``values`` per non-negative key, as Python ints
-    (keys whose sum is 0 may be left out).
-
-    Each value is cut into four 16-bit parts (the top one signed) and each
-    part summed per key by ``np.bincount``: in float64, but exactly, as no
-    part sum reaches 2**53.
-
-    >>> _sums_by_key(np.array([2**62, 2**62, -3]), np.array([5, 5, 0]))
-    {0: -3, 5: 9223372036854775808}
+    >>> sums, specials = _exact_float_sums(np.array([0.1, 0.2, -0.3, np.nan]), np.array([0, 0, 0, 1]), 2)
+    >>> sums[0] / 2**_SCALE, 0.1 + 0.2 - 0.3  # exact, then rounded once; float additions round twice
+    (2.7755575615628914e-17, 5.551115123125783e-17)
+    >>> sums[1], specials.tolist()
+    (0, [[0, 0, 0], [1, 0, 0]])
     """
-    if not len(values):
-        return {}
-    size = int(keys.max()) + 1
-    names = None
-    if size > 4 * len(keys) + 4096:  # sparse keys: number them first
-        names, keys = np.unique(keys, return_inverse=True)
-        size = len(names)
-    parts = [np.bincount(keys, ((values >> (_PART_BITS * i)) & 0xFFFF).astype(np.float64), size) for i in range(3)]
-    parts.append(np.bincount(keys, (values >> (3 * _PART_BITS)).astype(np.float64), size))
-    present = np.flatnonzero(np.any(np.stack(parts) != 0, axis=0))
-    sums = {}
-    for key in present.tolist():
-        sums[int(names[key]) if names is not None else key] = sum(
-            int(part[key]) << (_PART_BITS * i) for i, part in enumerate(parts))
-    return sums
+    bins, specials = float_sum_bins(np.ascontiguousarray(values, dtype=np.float64),
+                                    np.ascontiguousarray(groups, dtype=np.int64), ngroups)
+    sums = [0] * ngroups
+    held = np.nonzero(bins[:, :, 0] | bins[:, :, 1])
+    for g, exponent in zip(*(axis.tolist() for axis in held)):
+        low, high = int(bins[g, exponent, 0]), int(bins[g, exponent, 1])
+        sums[g] += (low + (high << LOW_BITS)) << (exponent - EXPONENT_BIAS + _SCALE)
+    return sums, specials
 
 
 # ---- the merge --------------------------------------------------------------------------------------

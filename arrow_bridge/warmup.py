@@ -2,7 +2,7 @@
 
 ``make install`` runs ``python -m arrow_bridge.warmup``: the host reader's
 kernels (inference, every explicit type, the transcoder, record boundaries,
-the writer), so that a host read never waits for the JIT; later processes
+the writer, the aggregate stage), so that a host read never waits for the JIT; later processes
 load the cached machine code in a fraction of a second. The device-side
 StorageApps are about half the compile time and only ``device=`` reads use
 them: they compile on the first such read (and are cached then), or here
@@ -87,6 +87,13 @@ def _warm_writer() -> None:
     write_csv(pa.table({f"c{i}": pa.nulls(1).cast(t) for i, t in enumerate(_EXPLICIT_TYPES)}), io.BytesIO())
 
 
+def _warm_aggregates() -> None:
+    """Compiles the aggregate stage's group numbering and exact sums."""
+    from arrow_bridge import aggregate_csv
+
+    aggregate_csv(io.BytesIO(b"k,i,f\na,1,1.5\nb,2,2.5\n"), [("i", "sum"), ("f", "sum")], group_by=["k"], n_threads=1)
+
+
 def _warm_ranges() -> None:
     """Compiles the record-boundary kernels Dask partitioning uses."""
     import os
@@ -108,6 +115,7 @@ _STEPS = (
     ("transcoder", _warm_transcoder),
     ("record boundaries (Dask)", _warm_ranges),
     ("writer", _warm_writer),
+    ("aggregates", _warm_aggregates),
 )
 _DEVICE_STEPS = (("device StorageApps", _warm_device_apps),)
 

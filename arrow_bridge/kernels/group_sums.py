@@ -1,0 +1,95 @@
+"""The aggregate stage's hot loops (:mod:`arrow_bridge.aggregates`): rows numbered
+by group, and exact float sums per group, one pass each.
+
+An exact float sum keeps, per group and binary exponent, the sum of the
+mantissas that have that exponent, in two int64 halves (26 and 27 bits), so no
+addition rounds and none overflows before 2**36 values; the caller turns the
+bins into one integer per group. The sum is then the same whatever the order
+of the rows, the spans or the threads.
+"""
+import numba as nb
+import numpy as np
+
+_MANTISSA_BITS = 52
+_EXPONENTS = 2048
+#: Bits of a mantissa summed in a bin's low half.
+LOW_BITS = 26
+#: A finite double is its 53-bit mantissa times 2**(biased exponent - EXPONENT_BIAS).
+EXPONENT_BIAS = 1075
+
+
+@nb.njit(nogil=True, cache=True)
+def first_appearance_ids(codes, size):
+    """``(group of each row, first row of each group)``: the distinct values of
+    ``codes`` (each in ``[0, size)``) numbered in the order they first appear.
+
+    >>> ids, firsts = first_appearance_ids(np.array([7, 3, 7, 0]), 8)
+    >>> ids.tolist(), firsts.tolist()
+    ([0, 1, 0, 2], [0, 1, 3])
+    """
+    number = np.full(size, -1, dtype=np.int64)
+    ids = np.empty(codes.shape[0], dtype=np.int64)
+    firsts = np.empty(min(size, codes.shape[0]), dtype=np.int64)
+    groups = 0
+    for i in range(codes.shape[0]):
+        code = codes[i]
+        if number[code] < 0:
+            number[code] = groups
+            firsts[groups] = i
+            groups += 1
+        ids[i] = number[code]
+    return ids, firsts[:groups]
+
+
+@nb.njit(nogil=True, cache=True)
+def float_sum_bins(values, groups, ngroups):
+    """``(bins, specials)``: per group and biased exponent ``e`` (subnormals at
+    1), ``bins[g, e] = (low, high)`` sums of the 26 low and 27 high bits of
+    the signed 53-bit mantissas of the finite ``values`` of group ``g``
+    (a value is ``mantissa * 2**(e - EXPONENT_BIAS)``); ``specials[g]``
+    counts NaN, +inf and -inf.
+
+    >>> bins, specials = float_sum_bins(np.array([1.5, -0.5, np.inf]), np.array([0, 0, 0]), 1)
+    >>> bins[0, 1023].tolist(), bins[0, 1022].tolist(), specials.tolist()
+    ([0, 100663296], [0, -67108864], [[0, 1, 0]])
+    """
+    bins = np.zeros((ngroups, _EXPONENTS, 2), dtype=np.int64)
+    specials = np.zeros((ngroups, 3), dtype=np.int64)
+    bits = values.view(np.uint64)
+    for i in range(values.shape[0]):
+        g = groups[i]
+        word = bits[i]
+        exponent = np.int64(word >> np.uint64(_MANTISSA_BITS)) & 0x7FF
+        mantissa = np.int64(word & np.uint64((1 << _MANTISSA_BITS) - 1))
+        if exponent == 0x7FF:
+            specials[g, 0 if mantissa else (2 if word >> np.uint64(63) else 1)] += 1
+            continue
+        if exponent:
+            mantissa |= np.int64(1) << _MANTISSA_BITS
+        else:
+            exponent = 1
+        low, high = mantissa & ((1 << LOW_BITS) - 1), mantissa >> LOW_BITS  # all int64: no mixed-type branches
+        if word >> np.uint64(63):
+            low, high = -low, -high
+        bins[g, exponent, 0] += low
+        bins[g, exponent, 1] += high
+    return bins, specials
+
+
+@nb.njit(nogil=True, cache=True)
+def int_sum_halves(values, groups, ngroups):
+    """``(low, high)``: per group, the sums of the low 32 bits (unsigned) and
+    the high 32 bits (signed) of the int64 ``values``; each group's exact sum
+    is ``low + (high << 32)``, and neither half overflows before 2**31 values.
+
+    >>> low, high = int_sum_halves(np.array([2**62, 2**62, -3]), np.array([0, 0, 1]), 2)
+    >>> [int(lo) + (int(hi) << 32) for lo, hi in zip(low, high)]
+    [9223372036854775808, -3]
+    """
+    low = np.zeros(ngroups, dtype=np.int64)
+    high = np.zeros(ngroups, dtype=np.int64)
+    for i in range(values.shape[0]):
+        g = groups[i]
+        low[g] += values[i] & 0xFFFFFFFF
+        high[g] += values[i] >> 32
+    return low, high
