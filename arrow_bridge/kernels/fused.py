@@ -380,198 +380,222 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
     closing quote and the stream restarts after it. Rare cases (quotes, nulls,
     values off the fast paths) are calls, which keeps the loop small.
     """
-    if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
-        return GIVE_UP, 0, 0, 0
-    null_data, null_offsets, null_first, null_empty = nulls
-    null_data_at, null_offsets_at, null_count = null_data.ctypes.data, null_offsets.ctypes.data, null_offsets.shape[0] - 1
-    at, data_at = buf.ctypes.data, data.ctypes.data
-    capacity = validity.shape[1] * 8
-    last = ncols - 1
-    pos = start
-    base, mask = start, _specials(at, start, end, delim)
-    ops, addresses = _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64)
-    runs = np.zeros(ncols, dtype=np.int64)  # unselected columns from j on, the last column left out
-    for j in range(ncols - 2, -1, -1):
-        runs[j] = runs[j + 1] + 1 if ops[j] == _OP_SKIP else 0
-    rows = 0
-    lines = 0
-    rejected = 0
-    rejected_string_bytes = 0
-    tested, low_i, high_i, low_f, high_f = bounds
-    filtering = tested.any()
-    string_columns = np.nonzero(kinds == STRING)[0]
-    seen_nulls = np.zeros(ncols, dtype=np.int64)  # nulls parsed, rejected rows' too (the work counters)
-    row_nulls = np.empty(ncols, dtype=np.int64)  # the columns null in the current row
-    span_has_nulls = False
-    deferred = np.empty((ncols, 3), dtype=np.int64)  # (column, start, end) of the row's floats to parse if kept
-    defer_floats = False  # where an int or a date is tested: it rejects most rows before a float is parsed
-    for j in range(ncols):
-        defer_floats |= tested[j] != 0 and (ops[j] == _OP_INT64 or ops[j] == _OP_DATE32)
-    for j in range(ncols):
-        null_counts[j] = 0
-    for k in range(offsets.shape[0]):
-        offsets[k, 0] = 0
-    while pos < end:
-        c = byte_at(at, pos)
-        if c == LF or c == CR:  # an empty line
-            pos += 2 if c == CR and pos + 1 < end and byte_at(at, pos + 1) == LF else 1
-            lines += 1
-            base, mask = pos, _specials(at, pos, end, delim)
-            continue
-        if rows >= capacity:
-            return GIVE_UP, rows, lines, rows + rejected
-        r = rows
-        keep = True
-        row_null_count = 0
-        deferred_tested = deferred_others = 0
-        resume = 0  # the next column not skipped with its run
+    if bounds[0].any():
+        return _BOUNDED_RECORDS(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls,
+                                quoted_nulls, trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride,
+                                data_used, validity, null_counts, counters)
+    return _EVERY_RECORD(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
+                         trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity,
+                         null_counts, counters)
+
+
+def _record_loop(filtering):
+    """:func:`fused_parse`'s loop, compiled twice: with bounds to test
+    (``filtering``) and without, where its tests and rollbacks are constant
+    false and compiled away (on a file of short records, such as an edge
+    list, they cost a quarter of the speed)."""
+
+    @nb.njit(nogil=True, cache=True, error_model="numpy")
+    def records(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
+                trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity,
+                null_counts, counters):
+        if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
+            return GIVE_UP, 0, 0, 0
+        null_data, null_offsets, null_first, null_empty = nulls
+        null_data_at, null_offsets_at, null_count = null_data.ctypes.data, null_offsets.ctypes.data, null_offsets.shape[0] - 1
+        at, data_at = buf.ctypes.data, data.ctypes.data
+        capacity = validity.shape[1] * 8
+        last = ncols - 1
+        pos = start
+        base, mask = start, _specials(at, start, end, delim)
+        ops, addresses = _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64)
+        runs = np.zeros(ncols, dtype=np.int64)  # unselected columns from j on, the last column left out
+        for j in range(ncols - 2, -1, -1):
+            runs[j] = runs[j + 1] + 1 if ops[j] == _OP_SKIP else 0
+        rows = 0
+        lines = 0
+        rejected = 0
+        rejected_string_bytes = 0
+        tested, low_i, high_i, low_f, high_f = bounds
+        string_columns = np.nonzero(kinds == STRING)[0]
+        seen_nulls = np.zeros(ncols, dtype=np.int64)  # nulls parsed, rejected rows' too (the work counters)
+        row_nulls = np.empty(ncols, dtype=np.int64)  # the columns null in the current row
+        span_has_nulls = False
+        deferred = np.empty((ncols, 3), dtype=np.int64)  # (column, start, end) of the row's floats to parse if kept
+        defer_floats = False  # where an int or a date is tested: it rejects most rows before a float is parsed
+        for j in range(ncols if filtering else 0):
+            defer_floats |= tested[j] != 0 and (ops[j] == _OP_INT64 or ops[j] == _OP_DATE32)
         for j in range(ncols):
-            if j < resume:
+            null_counts[j] = 0
+        for k in range(offsets.shape[0]):
+            offsets[k, 0] = 0
+        while pos < end:
+            c = byte_at(at, pos)
+            if c == LF or c == CR:  # an empty line
+                pos += 2 if c == CR and pos + 1 < end and byte_at(at, pos + 1) == LF else 1
+                lines += 1
+                base, mask = pos, _specials(at, pos, end, delim)
                 continue
-            if runs[j] > 1:
-                fields, pos, mask = _skip_run(at, base, mask, pos, runs[j], end, quote)
-                if fields:
-                    resume = j + fields
+            if rows >= capacity:
+                return GIVE_UP, rows, lines, rows + rejected
+            r = rows
+            keep = True
+            row_null_count = 0
+            deferred_tested = deferred_others = 0
+            resume = 0  # the next column not skipped with its run
+            for j in range(ncols):
+                if j < resume:
                     continue
-            op = ops[j]
-            is_last = j == last
-            if byte_at(at, pos) != quote:
-                s = pos
-                e, base, mask = _next_special(at, base, mask, end, delim)
-                if e < 0 or not _ends_field(byte_at(at, e), delim, is_last):
-                    return GIVE_UP, rows, lines, rows + rejected  # another field count, or past the span
-                pos = e + 1
-                if op == _OP_SKIP:
-                    continue
-                if op == _OP_STRING:
-                    slot = slots[j]
-                    o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
-                    offsets[slot, r + 1] = o - slot * data_stride
-                    continue
-                if op != _OP_OTHER:  # no null spelling is a value it takes (_column_ops)
-                    # Late materialization: a float is only checked to be one, and parsed (and
-                    # tested) once the row's other values have not rejected it.
-                    if op == _OP_FLOAT64 and defer_floats and _plain_decimal(at, s, e, params[j, 0]):
-                        if keep:  # tested ones first (from the front), the others from the back
-                            k = deferred_tested if tested[j] else ncols - 1 - deferred_others
-                            deferred[k, 0], deferred[k, 1], deferred[k, 2] = j, s, e
-                            if tested[j]:
-                                deferred_tested += 1
-                            else:
-                                deferred_others += 1
+                if runs[j] > 1:
+                    fields, pos, mask = _skip_run(at, base, mask, pos, runs[j], end, quote)
+                    if fields:
+                        resume = j + fields
                         continue
-                    ok, iv, fv = _fast_value(op, at, s, e, end, params[j, 0])
-                    if ok:
-                        if op == _OP_INT64:
-                            put_value_at(addresses[j], r << 3, iv)
-                        elif op == _OP_FLOAT64:
-                            put_value_at(addresses[j], r << 3, fv)
-                        else:
-                            put_value_at(addresses[j], r << 2, np.int32(iv))
+                op = ops[j]
+                is_last = j == last
+                if byte_at(at, pos) != quote:
+                    s = pos
+                    e, base, mask = _next_special(at, base, mask, end, delim)
+                    if e < 0 or not _ends_field(byte_at(at, e), delim, is_last):
+                        return GIVE_UP, rows, lines, rows + rejected  # another field count, or past the span
+                    pos = e + 1
+                    if op == _OP_SKIP:
+                        continue
+                    if op == _OP_STRING:
+                        slot = slots[j]
+                        o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
+                        offsets[slot, r + 1] = o - slot * data_stride
+                        continue
+                    if op != _OP_OTHER:  # no null spelling is a value it takes (_column_ops)
+                        # Late materialization: a float is only checked to be one, and parsed (and
+                        # tested) once the row's other values have not rejected it.
+                        if op == _OP_FLOAT64 and defer_floats and _plain_decimal(at, s, e, params[j, 0]):
+                            if keep:  # tested ones first (from the front), the others from the back
+                                k = deferred_tested if tested[j] else ncols - 1 - deferred_others
+                                deferred[k, 0], deferred[k, 1], deferred[k, 2] = j, s, e
+                                if tested[j]:
+                                    deferred_tested += 1
+                                else:
+                                    deferred_others += 1
+                            continue
+                        ok, iv, fv = _fast_value(op, at, s, e, end, params[j, 0])
+                        if ok:
+                            if op == _OP_INT64:
+                                put_value_at(addresses[j], r << 3, iv)
+                            elif op == _OP_FLOAT64:
+                                put_value_at(addresses[j], r << 3, fv)
+                            else:
+                                put_value_at(addresses[j], r << 2, np.int32(iv))
+                            if null_counts[j]:
+                                validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                            if filtering and tested[j]:  # inline: arrays passed to a call cost reference counts
+                                if op == _OP_FLOAT64:  # a NaN lies in no bounds: pyarrow's comparisons are false on it
+                                    keep = keep and low_f[j] <= fv <= high_f[j]
+                                else:
+                                    keep = keep and low_i[j] <= iv <= high_i[j]
+                            continue
+                    may_be_null = True
+                else:
+                    s = pos + 1
+                    e, breaks, doubled = _closing_quote(at, s, end, quote, double_quote)
+                    if e < 0 or not _ends_field(byte_at(at, e + 1), delim, is_last):
+                        return GIVE_UP, rows, lines, rows + rejected  # past the span, or text after the closing quote
+                    lines += breaks
+                    pos = e + 2
+                    base, mask = pos, _specials(at, pos, end, delim)
+                    if op == _OP_SKIP:
+                        continue
+                    kind, slot = kinds[j], slots[j]
+                    may_be_null = quoted_nulls
+                    if doubled:  # the value is unescaped: only strings take it here
+                        if kind != STRING or (params[j, 1] and quoted_nulls):
+                            return GIVE_UP, rows, lines, rows + rejected
+                        o = slot * data_stride + offsets[slot, r]
+                        i = s
+                        while i < e:
+                            data[o] = buf[i]
+                            o += 1
+                            i += 2 if buf[i] == quote else 1
+                        offsets[slot, r + 1] = o - slot * data_stride
                         if null_counts[j]:
                             validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                        if filtering and tested[j]:  # inline: arrays passed to a call cost reference counts
-                            if op == _OP_FLOAT64:  # a NaN lies in no bounds: pyarrow's comparisons are false on it
-                                keep = keep and low_f[j] <= fv <= high_f[j]
-                            else:
-                                keep = keep and low_i[j] <= iv <= high_i[j]
                         continue
-                may_be_null = True
-            else:
-                s = pos + 1
-                e, breaks, doubled = _closing_quote(at, s, end, quote, double_quote)
-                if e < 0 or not _ends_field(byte_at(at, e + 1), delim, is_last):
-                    return GIVE_UP, rows, lines, rows + rejected  # past the span, or text after the closing quote
-                lines += breaks
-                pos = e + 2
-                base, mask = pos, _specials(at, pos, end, delim)
-                if op == _OP_SKIP:
-                    continue
                 kind, slot = kinds[j], slots[j]
-                may_be_null = quoted_nulls
-                if doubled:  # the value is unescaped: only strings take it here
-                    if kind != STRING or (params[j, 1] and quoted_nulls):
-                        return GIVE_UP, rows, lines, rows + rejected
-                    o = slot * data_stride + offsets[slot, r]
-                    i = s
-                    while i < e:
-                        data[o] = buf[i]
-                        o += 1
-                        i += 2 if buf[i] == quote else 1
-                    offsets[slot, r + 1] = o - slot * data_stride
-                    if null_counts[j]:
-                        validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                n = e - s
+                if may_be_null and (kind != STRING or params[j, 1]) and (
+                        null_empty if n == 0 else (n < 64 and (null_first[byte_at(at, s)] >> n) & 1
+                                                   and spelled(at, s, e, null_data_at, null_offsets_at, null_count))):
+                    if null_counts[j] == 0:
+                        mark_valid_before(validity[j], r)
+                    null_counts[j] += 1
+                    seen_nulls[j] += 1
+                    row_nulls[row_null_count] = j
+                    row_null_count += 1
+                    span_has_nulls = True
+                    if kind == STRING:
+                        offsets[slot, r + 1] = offsets[slot, r]
+                    else:
+                        _store_other(kind, slot, r, params[j, 2], 0, 0.0, i64, i32, f64, bits)
                     continue
-            kind, slot = kinds[j], slots[j]
-            n = e - s
-            if may_be_null and (kind != STRING or params[j, 1]) and (
-                    null_empty if n == 0 else (n < 64 and (null_first[byte_at(at, s)] >> n) & 1
-                                               and spelled(at, s, e, null_data_at, null_offsets_at, null_count))):
-                if null_counts[j] == 0:
-                    mark_valid_before(validity[j], r)
-                null_counts[j] += 1
-                seen_nulls[j] += 1
-                row_nulls[row_null_count] = j
-                row_null_count += 1
-                span_has_nulls = True
                 if kind == STRING:
-                    offsets[slot, r + 1] = offsets[slot, r]
+                    o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
+                    offsets[slot, r + 1] = o - slot * data_stride
                 else:
-                    _store_other(kind, slot, r, params[j, 2], 0, 0.0, i64, i32, f64, bits)
-                continue
-            if kind == STRING:
-                o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
-                offsets[slot, r + 1] = o - slot * data_stride
-            else:
-                ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2], trues, falses)
-                if not ok:
-                    return GIVE_UP, rows, lines, rows + rejected  # the general path decides: widening or an error
-                _store_other(kind, slot, r, params[j, 2], iv, fv, i64, i32, f64, bits)
-            if null_counts[j]:
-                validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-        # ``pos`` is one past the record's line end: a CR LF takes one more,
-        # and the LF's bit leaves the stream
-        if byte_at(at, pos - 1) == CR and pos < end and byte_at(at, pos) == LF:
-            pos += 1
-            _, base, mask = _next_special(at, base, mask, end, delim)
-        lines += 1
-        if keep and deferred_tested + deferred_others:
-            k = 0
-            while k < ncols:  # the tested floats first: a rejection spares parsing the others
-                if k == deferred_tested:
-                    k = ncols - deferred_others
-                    if k >= ncols:
-                        break
-                j, s, e = deferred[k, 0], deferred[k, 1], deferred[k, 2]
-                k += 1
-                ok, _, fv = _fast_value(_OP_FLOAT64, at, s, e, end, params[j, 0])
-                if not ok:
-                    return GIVE_UP, rows, lines, rows + rejected
-                put_value_at(addresses[j], r << 3, fv)
+                    ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2], trues, falses)
+                    if not ok:
+                        return GIVE_UP, rows, lines, rows + rejected  # the general path decides: widening or an error
+                    _store_other(kind, slot, r, params[j, 2], iv, fv, i64, i32, f64, bits)
                 if null_counts[j]:
                     validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                if tested[j] and not low_f[j] <= fv <= high_f[j]:
-                    keep = False
-                    break
-        if keep:
-            rows += 1
-            continue
-        rejected += 1
-        if not (span_has_nulls or bits.shape[0] or string_columns.size):
-            continue  # nothing of the row outlives it
-        ok, string_bytes = _forget_row(r, slots, params, string_columns, offsets, data, data_stride, bits, validity,
-                                       null_counts, row_nulls, row_null_count, span_has_nulls)
-        if not ok:
-            return GIVE_UP, rows, lines, rows + rejected
-        rejected_string_bytes += string_bytes
-    for k in range(offsets.shape[0]):
-        data_used[k] = offsets[k, rows]
-    status, rows, lines = _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride,
-                                  data_used, null_counts, rows, lines, counters)
-    if status == OK:
-        _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, rows + rejected,
-                    rejected_string_bytes, counters)
-    return status, rows, lines, rows + rejected
+            # ``pos`` is one past the record's line end: a CR LF takes one more,
+            # and the LF's bit leaves the stream
+            if byte_at(at, pos - 1) == CR and pos < end and byte_at(at, pos) == LF:
+                pos += 1
+                _, base, mask = _next_special(at, base, mask, end, delim)
+            lines += 1
+            if keep and deferred_tested + deferred_others:
+                k = 0
+                while k < ncols:  # the tested floats first: a rejection spares parsing the others
+                    if k == deferred_tested:
+                        k = ncols - deferred_others
+                        if k >= ncols:
+                            break
+                    j, s, e = deferred[k, 0], deferred[k, 1], deferred[k, 2]
+                    k += 1
+                    ok, _, fv = _fast_value(_OP_FLOAT64, at, s, e, end, params[j, 0])
+                    if not ok:
+                        return GIVE_UP, rows, lines, rows + rejected
+                    put_value_at(addresses[j], r << 3, fv)
+                    if null_counts[j]:
+                        validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                    if tested[j] and not low_f[j] <= fv <= high_f[j]:
+                        keep = False
+                        break
+            if keep:
+                rows += 1
+                continue
+            rejected += 1
+            if not (span_has_nulls or bits.shape[0] or string_columns.size):
+                continue  # nothing of the row outlives it
+            ok, string_bytes = _forget_row(r, slots, params, string_columns, offsets, data, data_stride, bits, validity,
+                                           null_counts, row_nulls, row_null_count, span_has_nulls)
+            if not ok:
+                return GIVE_UP, rows, lines, rows + rejected
+            rejected_string_bytes += string_bytes
+        for k in range(offsets.shape[0]):
+            data_used[k] = offsets[k, rows]
+        status, rows, lines = _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride,
+                                      data_used, null_counts, rows, lines, counters)
+        if status == OK:
+            _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, rows + rejected,
+                        rejected_string_bytes, counters)
+        return status, rows, lines, rows + rejected
+
+    return records
+
+
+_EVERY_RECORD = _record_loop(False)
+_BOUNDED_RECORDS = _record_loop(True)
 
 
 @nb.njit(nogil=True, cache=True)
