@@ -31,10 +31,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from arrow_bridge.kernels.group_sums import (EXPONENT_BIAS, LOW_BITS, first_appearance_ids, float_sum_bins,
-                                              int_sum_halves)
+from arrow_bridge.kernels.group_sums import (EXPONENT_BIAS, LOW_BITS, exponent_range, first_appearance_ids,
+                                              float_sum_bins, int_sum_halves)
 
 FUNCTIONS = ("sum", "count", "min", "max", "mean")
+#: The most memory one pass of exact float sums takes for its bins.
+_FLOAT_BINS_BYTES = 32 << 20
 _SCALE = 1126  # 2**-1126 divides every double's mantissa unit (the subnormals': 2**-1074)
 
 
@@ -255,13 +257,18 @@ def _exact_float_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> t
     >>> sums[1], specials.tolist()
     (0, [[0, 0, 0], [1, 0, 0]])
     """
-    bins, specials = float_sum_bins(np.ascontiguousarray(values, dtype=np.float64),
-                                    np.ascontiguousarray(groups, dtype=np.int64), ngroups)
-    sums = [0] * ngroups
-    held = np.nonzero(bins[:, :, 0] | bins[:, :, 1])
-    for g, exponent in zip(*(axis.tolist() for axis in held)):
-        low, high = int(bins[g, exponent, 0]), int(bins[g, exponent, 1])
-        sums[g] += (low + (high << LOW_BITS)) << (exponent - EXPONENT_BIAS + _SCALE)
+    values, groups = np.ascontiguousarray(values, dtype=np.float64), np.ascontiguousarray(groups, dtype=np.int64)
+    lowest, highest = exponent_range(values)
+    width = int(highest - lowest + 1)
+    per_slice = max(1, _FLOAT_BINS_BYTES // (width * 16))  # many groups (an order key) take several passes
+    sums, specials = [0] * ngroups, np.zeros((ngroups, 3), dtype=np.int64)
+    for first in range(0, ngroups, per_slice):
+        count = min(per_slice, ngroups - first)
+        bins, specials[first:first + count] = float_sum_bins(values, groups, first, count, lowest, width)
+        held = np.nonzero(bins[:, :, 0] | bins[:, :, 1])
+        for g, k in zip(*(axis.tolist() for axis in held)):
+            low, high = int(bins[g, k, 0]), int(bins[g, k, 1])
+            sums[first + g] += (low + (high << LOW_BITS)) << (int(lowest) + k - EXPONENT_BIAS + _SCALE)
     return sums, specials
 
 

@@ -241,7 +241,6 @@ class FastPlanCache:
                                                     self._bounds(typed))
             return self._plans[rungs]
 
-
     def _bounds(self, typed: Sequence[tuple[int, pa.DataType]]) -> dict[int, tuple[Any, Any]]:
         """The read filter's bounds by file column, at these types. None where
         the filter runs on the finished Table (``stages_spans``), where

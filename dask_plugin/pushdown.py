@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import datetime
 import math
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any, Optional
 
-import pandas as pd
 import pyarrow as pa
 
 
@@ -75,7 +74,6 @@ def pushed_filters(collection: Any) -> Optional[DNF]:
 
 if FromMapProjectable is not None:
     _OPERATORS = {EQ: "==", LT: "<", LE: "<=", GT: ">", GE: ">="}
-    _FLIPPED = {"==": "==", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
     class ReadCsv(FromMapProjectable):
         """``dd.from_map``'s projectable read, taking a ``Filter`` above it into
@@ -89,6 +87,16 @@ if FromMapProjectable is not None:
                 if terms is not None:
                     return self.substitute_parameters({"func": self.func.with_filters(terms)})
             return super()._simplify_up(parent, dependents)
+
+    def _exact_number(value: Any, floats: bool) -> bool:
+        """Whether NumPy and Arrow compare ``value`` with a column's numbers alike:
+        ints below 2**53 in magnitude (exact as float64 too, also where a NumPy
+        partition holds an int column as float64 for its missing values, and
+        never equal to a rounded larger value), and finite floats for a float64
+        column (Arrow would cast an int column to float64 and refuse values past 2**53)."""
+        if isinstance(value, Integral):
+            return abs(int(value)) < 2 ** 53
+        return floats and isinstance(value, Real) and math.isfinite(float(value))
 
     def filter_terms(read: "ReadCsv", predicate: Any) -> Optional[DNF]:
         """``predicate`` (a dask-expr expression) as the reader's DNF, or None
@@ -104,8 +112,6 @@ if FromMapProjectable is not None:
         if op is None:
             return None
         column, value = predicate.left, predicate.right
-        if isinstance(value, Projection):  # 5 < ddf.a
-            column, value, op = value, column, _FLIPPED[op]
         if not (isinstance(column, Projection) and column.frame._name == read._name) or hasattr(value, "_name"):
             return None
         name = column.operand("columns")
@@ -122,11 +128,7 @@ if FromMapProjectable is not None:
         type_ = schema.field(name).type
         # Not float32: NumPy compares it with a Python float in float32, Arrow in float64.
         if pa.types.is_signed_integer(type_) or pa.types.is_float64(type_):
-            if not isinstance(value, Real) or not math.isfinite(float(value)):
-                return False
-            # an int column held as float64 (NumPy partitions with missing values) rounds past 2**53
-            dtype = read._meta[name].dtype
-            return not (pa.types.is_integer(type_) and pd.api.types.is_float_dtype(dtype))
+            return _exact_number(value, floats=pa.types.is_float64(type_))
         if pa.types.is_string(type_) or pa.types.is_large_string(type_):
             return isinstance(value, str)
         if pa.types.is_date32(type_):  # a date32[pyarrow] column and a date: the type the read already gives

@@ -102,6 +102,19 @@ def test_exact_sums_of_extreme_values():
     assert specials.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
 
 
+def test_exact_float_sums_of_many_groups_take_bounded_bins(monkeypatch):
+    """Values over the whole exponent range in 3000 groups, the bins 64 KiB a pass: exact still."""
+    monkeypatch.setattr("arrow_bridge.aggregates._FLOAT_BINS_BYTES", 64 << 10)
+    rng = np.random.default_rng(5)
+    values = rng.random(6000) * 2.0 ** rng.integers(-1070, 1020, 6000)
+    groups = rng.integers(0, 3000, 6000)
+    scaled, specials = _exact_float_sums(values, groups, 3000)
+    exact = [Fraction(0)] * 3000
+    for value, group in zip(values.tolist(), groups.tolist()):
+        exact[group] += Fraction(value)
+    assert [Fraction(s, 2 ** 1126) for s in scaled] == exact and not specials.any()
+
+
 def test_an_integer_sum_past_int64_is_an_error_not_a_wraparound():
     data = b"x\n" + b"9223372036854775807\n" * 2
     with pytest.raises(OverflowError, match="x_sum does not fit its type int64"):

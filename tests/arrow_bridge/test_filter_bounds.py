@@ -125,3 +125,13 @@ def test_non_utf8_text_in_a_rejected_row_still_counts():
     with pytest.raises(CsvParseError) as filtered:
         arrow_bridge.read_csv(io.BytesIO(data), convert_options=typed, filters=[("a", ">", 5)])
     assert str(filtered.value) == str(unfiltered.value)
+
+
+def test_a_filter_the_types_cannot_take_fails_even_when_bounds_reject_every_row():
+    data = b"a,s\n" + b"".join(b"%d,xxxxxxxx\n" % (i + 10) for i in range(50))
+    filters, dtype = [("a", "<", 5), ("s", "<", 3)], {"a": pa.int64(), "s": pa.string()}
+    with pytest.raises(Exception) as unfiltered:
+        arrow_bridge.read_csv(io.BytesIO(data), dtype=dtype).filter(RowFilter(filters).expression)
+    with pytest.raises(ValueError, match="cannot be evaluated") as filtered:
+        arrow_bridge.read_csv(io.BytesIO(data), dtype=dtype, filters=filters)
+    assert "string" in str(unfiltered.value) and "string" in str(filtered.value)
