@@ -359,7 +359,6 @@ def _forget_row(r, slots, params, string_columns, offsets, data, data_stride, bi
     return True, string_bytes
 
 
-@nb.njit(nogil=True, cache=True, error_model="numpy")
 def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
                 trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity,
                 null_counts, counters):
@@ -379,14 +378,17 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
     overlaps the values of several fields. A quoted field is scanned for its
     closing quote and the stream restarts after it. Rare cases (quotes, nulls,
     values off the fast paths) are calls, which keeps the loop small.
+
+    The loop is compiled twice (:func:`_record_loop`); the one with bounds
+    compiles on the first filtered read.
     """
     if bounds[0].any():
         return _BOUNDED_RECORDS(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls,
                                 quoted_nulls, trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride,
                                 data_used, validity, null_counts, counters)
-    return _EVERY_RECORD(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
-                         trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity,
-                         null_counts, counters)
+    return parse_every_record(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls,
+                              quoted_nulls, trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride,
+                              data_used, validity, null_counts, counters)
 
 
 def _record_loop(filtering):
@@ -584,24 +586,23 @@ def _record_loop(filtering):
             rejected_string_bytes += string_bytes
         for k in range(offsets.shape[0]):
             data_used[k] = offsets[k, rows]
-        status, rows, lines = _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride,
-                                      data_used, null_counts, rows, lines, counters)
-        if status == OK:
-            _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, rows + rejected,
-                        rejected_string_bytes, counters)
-        return status, rows, lines, rows + rejected
+        if not _strings_valid(ncols, kinds, slots, params, offsets, data, data_stride, data_used, rows):
+            return GIVE_UP, rows, lines, rows + rejected
+        _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, rows + rejected, rejected_string_bytes,
+                    counters)
+        return OK, rows, lines, rows + rejected
 
     return records
 
 
-_EVERY_RECORD = _record_loop(False)
+#: :func:`fused_parse` where nothing is bounded, callable from other kernels (the device app).
+parse_every_record = _record_loop(False)
 _BOUNDED_RECORDS = _record_loop(True)
 
 
 @nb.njit(nogil=True, cache=True)
-def _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_stride, data_used, null_counts,
-            rows, lines, counters):
-    """Checks UTF-8 where asked (only columns holding non-ASCII bytes)."""
+def _strings_valid(ncols, kinds, slots, params, offsets, data, data_stride, data_used, rows):
+    """Whether the string columns that must be UTF-8 are (only those holding non-ASCII bytes are checked)."""
     for j in range(ncols):
         if kinds[j] == STRING and params[j, 0]:
             slot = slots[j]
@@ -613,8 +614,8 @@ def _finish(buf, start, end, ncols, kinds, slots, params, offsets, data, data_st
                 column = data[base:base + data_used[slot]]
                 for r in range(rows):
                     if not utf8_valid(column, offsets[slot, r], offsets[slot, r + 1]):
-                        return GIVE_UP, rows, lines
-    return OK, rows, lines
+                        return False
+    return True
 
 
 @nb.njit(nogil=True, cache=True)

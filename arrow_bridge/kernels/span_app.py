@@ -15,7 +15,7 @@ import numba as nb
 import numpy as np
 
 from arrow_bridge.kernels import columns
-from arrow_bridge.kernels.fused import STRING, fused_parse, no_bounds
+from arrow_bridge.kernels.fused import STRING, no_bounds, parse_every_record
 from arrow_bridge.kernels.span_layout import (
     CHECK_UTF8,
     CONVERSION,
@@ -145,7 +145,7 @@ def _parse_fused(buf, plan, h, args, arena, scratch, res, counters):
     validity[:] = 0
     work = int64_words(arena, f[FUSED.counters], N_COUNTERS)  # added only if the attempt succeeds
     work[:] = 0
-    status, rows, lines, _ = fused_parse(
+    status, rows, lines, _ = parse_every_record(
         buf, 0, buf.size, ncols, h[PLAN.delimiter], h[PLAN.quote],
         h[PLAN.double_quote] != 0, kinds, slots, params, _spellings(plan, h, PLAN.nulls), h[PLAN.quoted_nulls] != 0,
         _spellings(plan, h, PLAN.trues), _spellings(plan, h, PLAN.falses), no_bounds(ncols), i64, i32, f64, bits,
