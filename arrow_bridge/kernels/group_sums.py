@@ -119,3 +119,71 @@ def int_sum_halves(values, groups, ngroups):
         low[g] += values[i] & 0xFFFFFFFF
         high[g] += values[i] >> 32
     return low, high
+
+
+_FIBONACCI = 0x9E3779B97F4A7C15  # 2**64 / golden ratio: multiplicative hashing spreads nearby words
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _slot_of(word, slots, words, bits):
+    """The slot holding ``word``, or the free one where it goes (linear probing)."""
+    slot = (word * np.uint64(_FIBONACCI)) >> np.uint64(64 - bits)
+    while slots[slot] >= 0 and words[slots[slot]] != word:
+        slot = (slot + np.uint64(1)) & np.uint64((1 << bits) - 1)
+    return slot
+
+
+@nb.njit(nogil=True, cache=True)
+def _doubled(array):
+    grown = np.empty(2 * array.shape[0], dtype=array.dtype)
+    grown[:array.shape[0]] = array
+    return grown
+
+
+@nb.njit(nogil=True, cache=True)
+def short_string_codes(offsets, data):
+    """``(codes, distinct)``: the strings ``data[offsets[i]:offsets[i + 1]]``
+    numbered by first appearance, each read as one word (its bytes and its
+    length), for group keys such as TPC-H's flags; ``distinct`` is -1 when a
+    string is longer than 7 bytes (the caller then hashes them otherwise).
+
+    >>> codes, distinct = short_string_codes(np.array([0, 1, 2, 3, 3], np.int32), np.frombuffer(b"ABA", np.uint8))
+    >>> codes.tolist(), distinct
+    ([0, 1, 0, 2], 3)
+    """
+    n = offsets.shape[0] - 1
+    codes = np.empty(n, dtype=np.int64)
+    single = np.full(257, -1, dtype=np.int64)  # strings of one byte (256: the empty one) skip the hashing
+    bits = 6
+    slots = np.full(1 << bits, -1, dtype=np.int64)  # an entry of words/numbers, or -1: free
+    words = np.empty(1 << (bits - 1), dtype=np.uint64)  # kept at most half full
+    numbers = np.empty(1 << (bits - 1), dtype=np.int64)
+    hashed = distinct = 0
+    for i in range(n):
+        start, length = offsets[i], offsets[i + 1] - offsets[i]
+        if length <= 1:
+            byte = data[start] if length else 256
+            if single[byte] < 0:
+                single[byte] = distinct
+                distinct += 1
+            codes[i] = single[byte]
+            continue
+        if length > 7:
+            return codes, -1
+        word = np.uint64(length) << np.uint64(56)
+        for k in range(length):
+            word |= np.uint64(data[start + k]) << np.uint64(8 * k)
+        slot = _slot_of(word, slots, words, bits)
+        if slots[slot] < 0:
+            if hashed == words.shape[0]:  # twice the room, every word placed again
+                bits += 1
+                words, numbers = _doubled(words), _doubled(numbers)
+                slots = np.full(1 << bits, -1, dtype=np.int64)
+                for h in range(hashed):
+                    slots[_slot_of(words[h], slots, words, bits)] = h
+                slot = _slot_of(word, slots, words, bits)
+            slots[slot], words[hashed], numbers[hashed] = hashed, word, distinct
+            hashed += 1
+            distinct += 1
+        codes[i] = numbers[slots[slot]]
+    return codes, distinct
