@@ -64,9 +64,11 @@ def filter_span(result: SpanResult, read: ReadPlan) -> None:
     >>> read_csv(io.BytesIO(b"a,b\\n1,x\\n2,y\\n3,z\\n"), usecols=["b"], filters=[("a", "!=", 2)]).to_pydict()
     {'b': ['x', 'z']}
     """
-    # Evaluated even on a span left empty (by its file or the kernel's bounds): a filter
-    # the columns' types cannot take must fail as it does on the whole table.
     used = {read.columns[j].name: _values(result, read, j) for j in read.filter_columns}
+    if not result.nrows and any(pa.types.is_null(array.type) for array in used.values()):
+        return  # nothing to keep, and no types yet to check the filter against
+    # Otherwise evaluated even on a span left empty (by the kernel's bounds): a filter the
+    # columns' types cannot take must fail as it does on the whole table.
     kept = read.opts.row_filter.selection(used, result.nrows)
     if kept is None:
         return

@@ -50,7 +50,7 @@ def warm_up(timings: dict[str, float] | None = None, device: bool = False, jobs:
     if len(groups) == 1:
         steps = _run_steps(groups[0])
     else:  # a fresh interpreter per group: Numba's compiler is not shared between them, its cache is
-        with ProcessPoolExecutor(len(groups), mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(len(groups), mp_context=get_context("spawn"), initializer=_lock_cache_saves) as pool:
             steps = {name: seconds for done in pool.map(_run_steps, groups) for name, seconds in done.items()}
     if timings is not None:
         timings.update(steps)
@@ -77,6 +77,34 @@ def _run_steps(names: list[str]) -> dict[str, float]:
         every[name]()
         timings[name] = time.perf_counter() - begun
     return timings
+
+
+def _lock_cache_saves() -> None:
+    """Makes Numba's cache saves in this process exclusive across processes.
+
+    Numba saves an entry by reading the function's index, adding a data file
+    name to it and writing both back, unlocked: two processes compiling one
+    function at different signatures (``convert_fixed`` is compiled for several
+    types by several steps) could lose an entry, or map two signatures to one
+    data file. The warm-up's processes take a file lock around each save.
+    """
+    import fcntl
+    import tempfile
+
+    from numba.core import caching
+
+    save = caching.IndexDataCacheFile.save
+    if getattr(save, "locked", False):
+        return
+    lock_path = os.path.join(tempfile.gettempdir(), f"arrow_bridge-numba-cache-{os.getuid()}.lock")
+
+    def locked_save(self, key, data):
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            save(self, key, data)
+
+    locked_save.locked = True
+    caching.IndexDataCacheFile.save = locked_save
 
 
 def _warm_inference() -> None:
@@ -123,6 +151,8 @@ def _warm_aggregates() -> None:
     """Compiles the aggregate stage's group numbering and exact sums."""
     from arrow_bridge import aggregate_csv
 
+    sample = io.BytesIO(b"k,i,f\na,1,1.5\nb,2,2.5\nb,,\n")  # columns with nulls are summed from copies
+    aggregate_csv(sample, [("i", "sum"), ("f", "sum")], group_by=["k"], n_threads=1)
     aggregate_csv(io.BytesIO(b"k,i,f\na,1,1.5\nb,2,2.5\n"), [("i", "sum"), ("f", "sum")], group_by=["k"], n_threads=1)
 
 
@@ -169,9 +199,11 @@ def device_apps_cached() -> bool:
 
 if __name__ == "__main__":
     jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else len(os.sched_getaffinity(0))
+    device = "--device" in sys.argv
     steps: dict[str, float] = {}
-    total = warm_up(steps, device="--device" in sys.argv, jobs=jobs)
-    what = "kernels" if "--device" in sys.argv else "host kernels"
-    print(f"arrow_bridge: {what} compiled and cached in {total:.1f} s ({jobs} processes)")
+    total = warm_up(steps, device=device, jobs=jobs)
+    processes = len(_groups(_STEPS + (_DEVICE_STEPS if device else ()), jobs))
+    print(f"arrow_bridge: {'kernels' if device else 'host kernels'} compiled and cached in {total:.1f} s "
+          f"({processes} processes)")
     if "--timings" in sys.argv:
         print("\n".join(f"  {name}: {seconds:.1f} s" for name, seconds in steps.items()))

@@ -1,11 +1,12 @@
-"""The aggregate stage's hot loops (:mod:`arrow_bridge.aggregates`): rows numbered
-by group, and exact float sums per group, one pass each.
+"""The aggregate stage's hot loops (:mod:`arrow_bridge.aggregates`): group keys
+numbered (short strings read as words, then rows by first appearance), and
+exact sums per group.
 
 An exact float sum keeps, per group and binary exponent, the sum of the
 mantissas that have that exponent, in two int64 halves (26 and 27 bits), so no
 addition rounds and none overflows before 2**36 values; the caller turns the
 bins into one integer per group. The sum is then the same whatever the order
-of the rows, the spans or the threads.
+of the rows, the spans or the threads. Int sums keep two 32-bit halves.
 """
 import numba as nb
 import numpy as np
@@ -53,12 +54,14 @@ def exponent_range(values):
     """``(lowest, highest)`` biased exponent of the finite ``values`` (``(1, 1)`` when none):
     the bins :func:`float_sum_bins` needs, a few dozen on real data instead of 2047.
 
-    >>> exponent_range(np.array([1.5, -0.25, np.nan]))
+    >>> exponent_range(np.array([1.5, -0.25, np.nan, 0.0]))
     (1021, 1023)
     """
     lowest, highest = np.int64(_EXPONENTS), np.int64(0)
     bits = values.view(np.uint64)
     for i in range(values.shape[0]):
+        if not bits[i] << np.uint64(1):
+            continue  # a zero adds nothing; at exponent 1 it would widen the range to ~1000 bins
         exponent = _biased_exponent(bits[i])
         if exponent != 0x7FF:
             lowest, highest = min(lowest, exponent), max(highest, exponent)
@@ -87,6 +90,8 @@ def float_sum_bins(values, groups, first, ngroups, lowest, width):
         if g < 0 or g >= ngroups:
             continue
         word = bits[i]
+        if not word << np.uint64(1):
+            continue  # zeros add nothing and have no bin (see exponent_range)
         exponent = _biased_exponent(word)
         mantissa = np.int64(word & np.uint64((1 << _MANTISSA_BITS) - 1))
         if exponent == 0x7FF:

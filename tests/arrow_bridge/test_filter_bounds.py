@@ -135,3 +135,9 @@ def test_a_filter_the_types_cannot_take_fails_even_when_bounds_reject_every_row(
     with pytest.raises(ValueError, match="cannot be evaluated") as filtered:
         arrow_bridge.read_csv(io.BytesIO(data), dtype=dtype, filters=filters)
     assert "string" in str(unfiltered.value) and "string" in str(filtered.value)
+
+
+def test_a_string_filter_passes_over_empty_spans_read_before_the_types_are_known():
+    data = b"a,s\n" + b"\n" * 9000 + b"1,x\n" * 100  # the first spans hold only empty lines
+    got = arrow_bridge.read_csv(io.BytesIO(data), filters=[("s", "starts with", "x")], block_size=4096)
+    assert got.num_rows == 100 and got.equals(pacsv.read_csv(io.BytesIO(data)))
