@@ -21,7 +21,7 @@ import pyarrow as pa
 from ndp_core.engine import Engine, Status
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
-from ndp_core.ssdlets.ports import PAGES, to_arrow, to_port_values
+from ndp_core.ssdlets.ports import PAGES, Strings, concat_packets, to_arrow, to_port_values
 from ndp_core.ssdlets.program import OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
 
 __all__ = ["Application", "RunResult", "NodeWork"]
@@ -287,8 +287,7 @@ class _Run:
         for key, parts in self.collected.items():
             node, port = key.split(".", 1)
             ptype = self.app.nodes[node].program.outputs[port].type
-            values = np.concatenate(parts) if parts else np.zeros(0, ptype.dtype)
-            outputs[key] = to_arrow(values, ptype)
+            outputs[key] = to_arrow(concat_packets(parts, ptype), ptype)
         return outputs, [self.work[n.name] for n in self.order]
 
     def _install(self) -> None:
@@ -341,10 +340,11 @@ class _Run:
             return self._submit_scan(node, engine)
         packets = [self.inputs[(node.name, port)].take() for port in program.inputs]
         at_end = all(p is None for p in packets)
-        arrays = [np.zeros(0, t.dtype) if p is None else p for p, t in zip(packets, program.inputs.values())]
-        outputs, counters = self._buffers(program, max(len(a) for a in arrays))
-        words = program.call_words([a.nbytes for a in arrays], at_end, self.budget, node.arg_words)
-        cid = engine.submit_mrun(self.instances[node.name], packet_bytes(arrays), outputs, counters, words)
+        arrays = [_empty_packet(t) if p is None else p for p, t in zip(packets, program.inputs.values())]
+        buffers = [b for a in arrays for b in (a.arrays if isinstance(a, Strings) else [a])]
+        outputs, counters = self._buffers(program, max(len(a) for a in arrays), max(a.nbytes for a in arrays))
+        words = program.call_words([b.nbytes for b in buffers], at_end, self.budget, node.arg_words)
+        cid = engine.submit_mrun(self.instances[node.name], packet_bytes(buffers), outputs, counters, words)
         self._count_inputs(node, arrays)
         return _Call(node, cid, outputs, counters, at_end)
 
@@ -353,7 +353,7 @@ class _Run:
         n = min(self.app.pages_per_packet, pages - first)
         program, page = node.program, engine.page_size
         size = max(0, min(n * page, engine.stream_size(stream) - first * page))
-        outputs, counters = self._buffers(program, size)
+        outputs, counters = self._buffers(program, size, size)
         at_end = n == 0
         words = program.call_words([size], at_end, self.budget, node.arg_words)
         if at_end:
@@ -371,9 +371,10 @@ class _Run:
         return _Call(node, cid, outputs, counters, at_end)
 
     @staticmethod
-    def _buffers(program: SSDlet, input_rows: int) -> tuple[list[np.ndarray], np.ndarray]:
+    def _buffers(program: SSDlet, input_rows: int, input_bytes: int) -> tuple[list[np.ndarray], np.ndarray]:
         # Zeroed: a call that claims more than it wrote hands back zeros, never stale memory.
-        outputs = [np.zeros(out.capacity(input_rows) * out.type.itemsize, np.uint8) for out in program.outputs.values()]
+        outputs = [np.zeros(size, np.uint8) for out in program.outputs.values()
+                   for size in out.buffer_sizes(input_rows, input_bytes)]
         return outputs, np.zeros(len(program.work), np.int64)
 
     def _count_inputs(self, node: Node, arrays: list[np.ndarray]) -> None:
@@ -393,10 +394,17 @@ class _Run:
         work.calls += 1
         for name, value in zip(node.program.work, call.counters):
             work.counters[name] += int(value)
-        for (port, out), buffer, size in zip(node.program.outputs.items(), call.outputs, done.result_sizes):
-            values = buffer[:size].view(out.type.dtype)
+        for port, out, written in _by_port(node.program, [b[:n] for b, n in zip(call.outputs, done.result_sizes)]):
+            if out.type.variable:
+                values = Strings(written[0].view(np.int32), written[1])
+                problem = values.problem()
+                if problem is not None:
+                    raise SSDletError(f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call "
+                                      f"{work.calls}: output {port}: {problem}")
+            else:
+                values = written[0].view(out.type.dtype)
             work.values_out += len(values)
-            work.bytes_out += size
+            work.bytes_out += values.nbytes
             if len(values):
                 self._route(node, port, values)
         if call.at_end:
@@ -420,10 +428,23 @@ class _Run:
             return (f"{where}: used up its work budget of {budget} loop iterations in one call (a loop that "
                     "does not end?); the call was stopped. Raise it with ssdlet(budget=...) or run(budget=...)")
         if done.app_status == TRAPPED:
-            caps = ", ".join(f"{p} holds {len(b) // o.type.itemsize}" for (p, o), b
-                             in zip(node.program.outputs.items(), outputs))
+            caps = ", ".join(f"{p} holds {len(b[0]) // 4 - 1} values of {len(b[1])} bytes" if o.type.variable else
+                             f"{p} holds {len(b[0]) // o.type.itemsize}" for p, o, b in _by_port(node.program, outputs))
             return (f"{where}: stopped by an exception in its code: an index out of bounds (every access is "
-                    f"checked; output {caps}; declare Out(..., rows=N) for more) or another error it raised")
+                    f"checked; output {caps}; declare Out(..., rows=N, bytes=B) for more) or another error it raised")
         if done.status == Status.CAPACITY_EXCEEDED:
             return f"{where}: returned a count larger than an output's capacity or below 0"
         return f"{where}: the engine completed it with {done.status_name}"
+
+
+def _empty_packet(ptype: Any) -> Union[np.ndarray, Strings]:
+    return Strings(np.zeros(1, np.int32), np.zeros(0, np.uint8)) if ptype.variable else np.zeros(0, ptype.dtype)
+
+
+def _by_port(program: SSDlet, buffers: list[np.ndarray]) -> list[tuple[str, Any, list[np.ndarray]]]:
+    """A call's output buffers grouped by port: ``(port, Out, [values] or [offsets, bytes])``."""
+    grouped, k = [], 0
+    for port, out in program.outputs.items():
+        grouped.append((port, out, buffers[k:k + out.type.buffers]))
+        k += out.type.buffers
+    return grouped

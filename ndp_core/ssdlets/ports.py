@@ -3,8 +3,10 @@
 A port carries fixed-width values: an Arrow primitive type (integers, floats,
 dates, timestamps, durations; no nulls), a fixed record (a NumPy structured
 dtype, Biscuit's plain-old-data structs) or :data:`PAGES`, the raw bytes of a
-file's pages. Types match only when identical: no implicit conversion, as in
-Biscuit (*Biscuit: A Framework for Near-Data Processing of Big Data
+file's pages; or variable-width values: Arrow ``string`` and ``binary``, a
+packet of which is Arrow's layout, int32 offsets and the bytes
+(:class:`Strings`). Types match only when identical: no implicit conversion,
+as in Biscuit (*Biscuit: A Framework for Near-Data Processing of Big Data
 Workloads*, ISCA 2016, Sec. III-C).
 
 >>> import pyarrow as pa
@@ -12,10 +14,12 @@ Workloads*, ISCA 2016, Sec. III-C).
 PortType('double')
 >>> port_type(pa.float64()) == port_type(pa.int64())
 False
->>> port_type(pa.string())
+>>> port_type(pa.string()).variable
+True
+>>> port_type(pa.large_string())
 Traceback (most recent call last):
 ...
-TypeError: a port carries fixed-width values (integers, floats, dates, timestamps, durations, fixed records or PAGES), not string
+TypeError: a port carries fixed-width values (integers, floats, dates, timestamps, durations, fixed records or PAGES) or string/binary, not large_string
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["PAGES", "Out", "PortType", "port_type", "to_port_values", "to_arrow"]
+__all__ = ["PAGES", "Out", "PortType", "Strings", "port_type", "to_port_values", "to_arrow", "concat_packets"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class PortType:
     name: str
     dtype: np.dtype
     arrow: Optional[pa.DataType] = None
+    #: Variable-width (string, binary): a packet is :class:`Strings`, two buffers in a call.
+    variable: bool = False
 
     def __repr__(self) -> str:
         return f"PortType({self.name!r})"
@@ -43,6 +49,11 @@ class PortType:
     @property
     def itemsize(self) -> int:
         return self.dtype.itemsize
+
+    @property
+    def buffers(self) -> int:
+        """Buffers one packet takes in a call: offsets and bytes, or the values."""
+        return 2 if self.variable else 1
 
 
 #: The raw bytes of a file's pages (the input of a scanning SSDlet).
@@ -61,8 +72,10 @@ def port_type(spec: TypeSpec) -> PortType:
     if isinstance(spec, pa.DataType) and _fixed_width(spec):
         return PortType(str(spec), np.dtype(spec.to_pandas_dtype() if _numeric(spec) else f"i{spec.bit_width // 8}"),
                         spec)
+    if isinstance(spec, pa.DataType) and spec in (pa.string(), pa.binary()):
+        return PortType(str(spec), np.dtype(np.uint8), spec, variable=True)
     raise TypeError("a port carries fixed-width values (integers, floats, dates, timestamps, durations, "
-                    f"fixed records or PAGES), not {spec}")
+                    f"fixed records or PAGES) or string/binary, not {spec}")
 
 
 def _numeric(t: pa.DataType) -> bool:
@@ -76,34 +89,122 @@ def _fixed_width(t: pa.DataType) -> bool:
 
 @dataclass(frozen=True)
 class Out:
-    """An output port: its type and how many values one call may write
-    (``rows``; None: as many as the call's largest input packet holds).
+    """An output port: its type, how many values one call may write (``rows``;
+    None: as many as the call's largest input packet holds) and, for string
+    and binary ports, how many bytes (``bytes``; None: as many as the call's
+    largest input packet takes).
 
     >>> import pyarrow as pa
     >>> Out(pa.float64(), rows=1).capacity(0)
     1
     >>> Out(pa.float64()).capacity(4096)
     4096
+    >>> Out(pa.string(), rows=10).buffer_sizes(4096, 65536)
+    [44, 65536]
     """
 
     type: TypeSpec
     rows: Optional[int] = None
+    bytes: Optional[int] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type", port_type(self.type))
-        if self.rows is not None and self.rows < 0:
-            raise ValueError(f"Out(rows=...) must be >= 0, got {self.rows}")
+        if (self.rows is not None and self.rows < 0) or (self.bytes is not None and self.bytes < 0):
+            raise ValueError(f"Out(rows=..., bytes=...) must be >= 0, got {self.rows}, {self.bytes}")
+        if self.bytes is not None and not self.type.variable:
+            raise ValueError(f"Out(bytes=...) is for string and binary ports, not {self.type.name}")
 
     def capacity(self, input_rows: int) -> int:
         """Values one call may write when its largest input packet holds ``input_rows``."""
         return input_rows if self.rows is None else self.rows
 
+    def buffer_sizes(self, input_rows: int, input_bytes: int) -> list[int]:
+        """The call's buffer(s) for this port, in bytes: the values, or offsets and bytes."""
+        rows = self.capacity(input_rows)
+        if not self.type.variable:
+            return [rows * self.type.itemsize]
+        return [4 * (rows + 1), input_bytes if self.bytes is None else self.bytes]
 
-def to_port_values(values: Any, ptype: PortType, where: str) -> np.ndarray:
-    """Host values for a port as a contiguous NumPy array of its dtype, checked
-    (same type, no nulls); ``where`` names the port in errors."""
+
+@dataclass(frozen=True)
+class Strings:
+    """A packet of a string or binary port: Arrow's layout, ``offsets`` (int32,
+    one more than the values, from 0) into ``data``.
+
+    >>> packet = Strings.of(["ab", "", "cde"])
+    >>> len(packet), packet.nbytes, packet[1:].to_list()
+    (3, 21, [b'', b'cde'])
+    """
+
+    offsets: np.ndarray
+    data: np.ndarray
+
+    @classmethod
+    def of(cls, values: Any) -> "Strings":
+        """From a sequence of str/bytes or an Arrow string/binary array without nulls."""
+        array = values if isinstance(values, pa.Array) else pa.array(values)
+        offsets = np.frombuffer(array.buffers()[1], np.int32, len(array) + 1, array.offset * 4)
+        data = np.frombuffer(array.buffers()[2], np.uint8) if array.buffers()[2] is not None else np.zeros(0, np.uint8)
+        return cls(np.ascontiguousarray(offsets - offsets[0]), np.ascontiguousarray(data[offsets[0]:offsets[-1]]))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.offsets.nbytes + self.data.nbytes
+
+    @property
+    def arrays(self) -> list[np.ndarray]:
+        """The call's buffers: offsets, then bytes."""
+        return [self.offsets, self.data]
+
+    def __getitem__(self, rows: slice) -> "Strings":
+        first, stop, _ = rows.indices(len(self))
+        stop = max(first, stop)
+        offsets = self.offsets[first:stop + 1]
+        return Strings(offsets - offsets[0], self.data[offsets[0]:offsets[-1]])
+
+    def to_list(self) -> list[bytes]:
+        raw = self.data.tobytes()
+        return [raw[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
+
+    def problem(self) -> Optional[str]:
+        """What is wrong with offsets a program wrote (None: nothing)."""
+        if not len(self.offsets) or self.offsets[0] != 0:
+            return "offsets must start at 0"
+        if np.any(np.diff(self.offsets) < 0):
+            return "offsets must not decrease"
+        if self.offsets[-1] != len(self.data):
+            return f"the last offset ({self.offsets[-1]}) must be the bytes written ({len(self.data)})"
+        return None
+
+
+def concat_packets(parts: list, ptype: PortType) -> Union[np.ndarray, Strings]:
+    """One port's packets as one (offsets of string packets rebased)."""
+    if not ptype.variable:
+        return np.concatenate(parts) if parts else np.zeros(0, ptype.dtype)
+    if not parts:
+        return Strings(np.zeros(1, np.int32), np.zeros(0, np.uint8))
+    starts = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
+    offsets = np.concatenate([np.zeros(1, np.int64)] + [p.offsets[1:] + start for p, start in zip(parts, starts)])
+    if offsets[-1] > np.iinfo(np.int32).max:
+        raise ValueError(f"a {ptype.name} port's collected values exceed 2 GiB")
+    return Strings(offsets.astype(np.int32), np.concatenate([p.data for p in parts]))
+
+
+def to_port_values(values: Any, ptype: PortType, where: str) -> Union[np.ndarray, Strings]:
+    """Host values for a port as a contiguous NumPy array of its dtype (or
+    :class:`Strings`), checked (same type, no nulls); ``where`` names the port in errors."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if ptype.variable:
+        array = values if isinstance(values, pa.Array) else pa.array(values, ptype.arrow)
+        if array.type != ptype.arrow:
+            raise TypeError(f"{where} takes {ptype.name}, got an Arrow array of {array.type}")
+        if array.null_count:
+            raise ValueError(f"{where} takes no nulls; {array.null_count} found")
+        return Strings.of(array)
     if isinstance(values, pa.Array):
         if ptype.arrow is None or values.type != ptype.arrow:
             raise TypeError(f"{where} takes {ptype.name}, got an Arrow array of {values.type}")
@@ -118,9 +219,14 @@ def to_port_values(values: Any, ptype: PortType, where: str) -> np.ndarray:
     return array
 
 
-def to_arrow(values: np.ndarray, ptype: PortType) -> Union[pa.Array, np.ndarray]:
+def to_arrow(values: Union[np.ndarray, Strings], ptype: PortType) -> Union[pa.Array, np.ndarray]:
     """What the host gets from an output port: an Arrow array of the port's
-    type (records stay a NumPy structured array)."""
+    type (records stay a NumPy structured array); strings must be UTF-8."""
+    if ptype.variable:
+        array = pa.Array.from_buffers(ptype.arrow, len(values), [None, pa.py_buffer(values.offsets),
+                                                                  pa.py_buffer(values.data)])
+        array.validate(full=True)
+        return array
     if ptype.arrow is None:
         return values
     return pa.Array.from_buffers(ptype.arrow, len(values), [None, pa.py_buffer(np.ascontiguousarray(values))])

@@ -47,6 +47,9 @@ from ndp_core.engine import APP_PRIVATE_STATUS_BASE
 from ndp_core.ssdlets.metering import metered_function
 from ndp_core.ssdlets.ports import Out, PortType, TypeSpec, port_type
 
+#: What ``p.<port>`` is for a string or binary port: Arrow's offsets (int32) and bytes.
+StringsView = namedtuple("StringsView", ["offsets", "data"])
+
 __all__ = ["SSDlet", "SSDletError", "ssdlet", "OUT_OF_BUDGET", "TRAPPED", "DEFAULT_BUDGET"]
 
 #: App statuses of a stopped call (the engine completes them as APP_ERROR).
@@ -78,7 +81,7 @@ class SSDlet:
         self.inputs = {k: port_type(t) for k, t in inputs.items()}
         self.outputs = {k: t if isinstance(t, Out) else Out(t) for k, t in outputs.items()}
         self.args = {k: _scalar_type(k, t) for k, t in args.items()}
-        self.state = {k: port_type(t) for k, t in state.items()}
+        self.state = {k: _fixed_type(f"state {k!r}", t) for k, t in state.items()}
         self.work = {k: _work_price(k, v) for k, v in work.items()}
         self.budget = int(budget)
         _check_names(self)
@@ -105,7 +108,7 @@ class SSDlet:
         kernel = numba.njit(boundscheck=True)(metered_function(self.func))
         namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED,
                          whole_items=numba.njit(inline="always")(_whole_items))
-        namespace.update({f"DT_{i}": t.dtype for i, t in enumerate(self._typed_slots())})
+        namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView)
         exec(compile(self.wrapper_source(), f"<ssdlet {self.name}>", "exec"), namespace)  # generated from our template
         return numba.cfunc(engine.APP_SIGNATURE, nopython=True)(namespace["app"])
 
@@ -115,9 +118,9 @@ class SSDlet:
         fields = [*self.inputs, *self.outputs, *self.args, *self.state, *self.work, "at_end"]
         return namedtuple(f"{self.name}_ports", fields)
 
-    def _typed_slots(self) -> list[PortType]:
-        return [*self.inputs.values(), *(o.type for o in self.outputs.values()), *self.args.values(),
-                *self.state.values()]
+    def _typed_fields(self) -> list[tuple[str, PortType]]:
+        return [*self.inputs.items(), *((k, o.type) for k, o in self.outputs.items()), *self.args.items(),
+                *self.state.items()]
 
     def wrapper_source(self) -> str:
         """The StorageApp around the metered function: it unpacks the AppCall
@@ -125,28 +128,48 @@ class SSDlet:
         lines = ["def app(call):", "    words = app_args(call)", "    data = app_input(call)",
                  "    state = app_state(call)", "    work = app_counters(call)",
                  f"    fuel = state[0:{_FUEL_BYTES}].view(np.int64)", f"    fuel[0] = words[{_BUDGET}]"]
-        slots = self._slot_views()
-        lines += [f"    v{i} = {view.format(dt=f'DT_{i}')}" for i, view in enumerate(slots)]
-        fields = [f"v{i}" for i in range(len(slots))]
+        views = self._field_views()
+        lines += [f"    v{i} = {view}" for i, view in enumerate(views)]
+        string_outputs = [i for i, (_, t) in enumerate(self._typed_fields()) if t.variable and i >= len(self.inputs)]
+        lines += [f"    v{i}.offsets[0] = 0" for i in string_outputs]
+        fields = [f"v{i}" for i in range(len(views))]
         fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))] + [f"words[{_AT_END}] != 0"]
         lines += ["    try:", f"        wrote = kernel(Ports({', '.join(fields)}), fuel)", "    except Exception:",
                   "        return OUT_OF_BUDGET if fuel[0] < 0 else TRAPPED"]
-        for k, out in enumerate(self.outputs.values()):
-            count = "wrote" if len(self.outputs) == 1 else f"wrote[{k}]"
-            lines.append(f"    app_set_written(call, {k}, {count} * {out.type.itemsize})")
+        k = 0
+        for j, out in enumerate(self.outputs.values()):
+            count = "wrote" if len(self.outputs) == 1 else f"wrote[{j}]"
+            if not out.type.variable:
+                lines.append(f"    app_set_written(call, {k}, {count} * {out.type.itemsize})")
+            else:  # a count past the offsets reports -1 bytes, which the engine refuses
+                offsets = f"v{len(self.inputs) + j}.offsets"
+                lines += [f"    n = {count}", f"    fits = n >= 0 and n < {offsets}.size",
+                          f"    app_set_written(call, {k}, (n + 1) * 4 if fits else -1)",
+                          f"    app_set_written(call, {k + 1}, {offsets}[n] if fits else -1)"]
+            k += out.type.buffers
         return "\n".join(lines + ["    return 0", ""])
 
-    def _slot_views(self) -> list[str]:
-        """What each typed field of ``p`` is in the AppCall (``{dt}``: its dtype),
-        in :meth:`_typed_slots` order."""
-        first_arg = _FIRST_INPUT + 2 * len(self.inputs)
-        return [*(f"data[words[{w}]:words[{w}] + words[{w + 1}]].view({{dt}})"
-                  for w in range(_FIRST_INPUT, first_arg, 2)),
-                *(f"whole_items(app_output(call, {k}), {out.type.itemsize}).view({{dt}})"
-                  for k, out in enumerate(self.outputs.values())),
-                *(f"words[{w}:{w + 1}].view(np.uint8)[:{t.itemsize}].view({{dt}})[0]"
-                  for w, t in enumerate(self.args.values(), first_arg)),
-                *(f"state[{lo}:{lo + t.itemsize}].view({{dt}})" for lo, t in zip(self.state_offsets, self.state.values()))]
+    def _field_views(self) -> list[str]:
+        """What each typed field of ``p`` is in the AppCall (``DT_<name>``: its
+        dtype), in :meth:`_typed_fields` order; a string or binary port is a
+        ``StringsView`` of its two buffers."""
+        views, w = [], _FIRST_INPUT
+        for name, t in self.inputs.items():
+            buffers = [f"data[words[{a}]:words[{a}] + words[{a + 1}]]" for a in range(w, w + 2 * t.buffers, 2)]
+            views.append(f"StringsView({buffers[0]}.view(np.int32), {buffers[1]})" if t.variable
+                         else f"{buffers[0]}.view(DT_{name})")
+            w += 2 * t.buffers
+        k = 0
+        for name, out in self.outputs.items():
+            views.append(f"StringsView(whole_items(app_output(call, {k}), 4).view(np.int32), app_output(call, {k + 1}))"
+                         if out.type.variable else
+                         f"whole_items(app_output(call, {k}), {out.type.itemsize}).view(DT_{name})")
+            k += out.type.buffers
+        views += [f"words[{a}:{a + 1}].view(np.uint8)[:{t.itemsize}].view(DT_{name})[0]"
+                  for a, (name, t) in enumerate(self.args.items(), w)]
+        views += [f"state[{lo}:{lo + t.itemsize}].view(DT_{name})"
+                  for lo, (name, t) in zip(self.state_offsets, self.state.items())]
+        return views
 
     def arg_words(self, values: Mapping[str, Any]) -> list[int]:
         """The user arguments as AppCall.args words (checked: every declared
@@ -215,8 +238,15 @@ def packet_bytes(arrays: list[np.ndarray]) -> np.ndarray:
 
 def _scalar_type(name: str, spec: TypeSpec) -> PortType:
     t = port_type(spec)
-    if t.dtype.fields:
-        raise TypeError(f"argument {name!r}: arguments are scalars, not records")
+    if t.dtype.fields or t.variable:
+        raise TypeError(f"argument {name!r}: arguments are fixed-width scalars, not records or strings")
+    return t
+
+
+def _fixed_type(what: str, spec: TypeSpec) -> PortType:
+    t = port_type(spec)
+    if t.variable:
+        raise TypeError(f"{what}: state is fixed-width, not {t.name}")
     return t
 
 

@@ -45,3 +45,32 @@ def never_ends(p):
 @ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()})
 def claims_too_much(p):
     return p.x.size + 5
+
+
+@ssdlet(inputs={"s": pa.string()}, outputs={"kept": pa.string()}, args={"first": pa.uint8()},
+        work={"strings": 2.0})
+def starting_with(p):
+    """The strings whose first byte is ``first``: string in, string out."""
+    n = 0
+    for i in range(p.s.offsets.size - 1):
+        a, b = p.s.offsets[i], p.s.offsets[i + 1]
+        if b > a and p.s.data[a] == p.first:
+            at = p.kept.offsets[n]
+            p.kept.data[at:at + b - a] = p.s.data[a:b]
+            p.kept.offsets[n + 1] = at + b - a
+            n += 1
+    p.strings[0] += p.s.offsets.size - 1
+    return n
+
+
+@ssdlet(inputs={"s": pa.string()}, outputs={"n": pa.int64()})
+def lengths(p):
+    for i in range(p.s.offsets.size - 1):
+        p.n[i] = p.s.offsets[i + 1] - p.s.offsets[i]
+    return p.s.offsets.size - 1
+
+
+@ssdlet(inputs={"s": pa.string()}, outputs={"t": pa.string()})
+def decreasing_offsets(p):
+    p.t.offsets[1], p.t.offsets[2] = 3, 1
+    return 2
