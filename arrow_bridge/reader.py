@@ -213,6 +213,17 @@ class CsvReader:
     def _leaves_unread(self, offset: int) -> bool:
         return any(executor.leaves_unread(offset) for executor in self.offload)
 
+    def _host_reads(self, whole: bool) -> Optional[Callable[[int], bool]]:
+        """On a whole host read, every span is left for the thread that parses it
+        to read (pread, GIL released): the driver reads only the bytes around
+        each cut instead of copying the whole file on one thread (TPC-H Q6 with
+        2 threads, 12 interleaved runs: best 0.308 -> 0.280 s, median 0.330 ->
+        0.308 s). Only a local file's pread runs in parallel cheaply (not a file
+        object's seek and read, nor a transcoder's); not under a memory limit,
+        which counts the driver's reads."""
+        parallel = whole and self.source.parallel_reads and self.memory_limit is None
+        return (lambda offset: True) if parallel else None
+
     def _checked(self, pre: Preamble, first_block: bool = False) -> Iterator[SpanResult]:
         """:meth:`_checked_spans`, with small pages under a memory limit (:func:`small_pages`)."""
         with small_pages(self.memory_limit is not None):
@@ -234,8 +245,8 @@ class CsvReader:
         whole = not first_block and not self.offload
         span_bytes = self._span_bytes(whole, pre)
         spans = SpanCutter(source, span_bytes, pre.prefix, pre.data_offset, pre.eof,
-                           left_unread=self._leaves_unread if self.offload else None,
-                           prefix_span=whole)
+                           left_unread=self._leaves_unread if self.offload else self._host_reads(whole),
+                           prefix_span=whole, pooled_unread=not self.offload)
         cutter = iter(spans)
         held_back: list[Span] = []  # a span cut but not handed out: the budget had no room for it yet
         budget = self.budget = MemoryBudget(self.memory_limit, source.name)

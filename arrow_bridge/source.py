@@ -55,6 +55,8 @@ class ByteSource:
     path: str | None = None  # the local file, when there is one (devices read it by pages)
     rewrites: str | None = None  # what rewrites the file's text on its way (None: its own bytes)
     size: int | None = None  # the bytes it yields, where known before reading them
+    #: Whether ``readinto_at`` may run in several threads at once, each cheap (a local file's pread).
+    parallel_reads: bool = False
 
     def lines_before_origin(self) -> int:
         """Physical line breaks in the file before :attr:`origin` (for error lines)."""
@@ -98,6 +100,7 @@ class PathSource(ByteSource):
     """A local file read through ``ndp_core.BlockReader`` (pread, GIL released)."""
 
     random_access = True
+    parallel_reads = True
 
     def __init__(self, path: str):
         self.name = self.path = path
@@ -141,7 +144,7 @@ class RangeSource(ByteSource):
             raise ValueError("byte_range needs a seekable source (a local path or seekable file)")
         if not 0 <= start <= stop:
             raise ValueError(f"byte_range must satisfy 0 <= start <= stop, got ({start}, {stop})")
-        self.name, self.path = base.name, base.path
+        self.name, self.path, self.parallel_reads = base.name, base.path, base.parallel_reads
         self.origin = start
         self._base, self._length, self._pos = base, stop - start, 0
         self.size = stop - start

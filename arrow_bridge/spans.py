@@ -40,9 +40,11 @@ class Span:
         self._source: ByteSource | None = None
 
     @classmethod
-    def unread(cls, source: ByteSource, offset: int, length: int, at_eof: bool, index: int) -> "Span":
-        """The ``length`` bytes at ``offset`` of a random-access ``source``, not read yet."""
-        span = cls(NO_BYTES, offset, at_eof, index)
+    def unread(cls, source: ByteSource, offset: int, length: int, at_eof: bool, index: int,
+               block: np.ndarray | None = None) -> "Span":
+        """The ``length`` bytes at ``offset`` of a random-access ``source``, not
+        read yet (into ``block``, when given, on first use)."""
+        span = cls(NO_BYTES, offset, at_eof, index, block)
         span._source, span.length = source, length
         return span
 
@@ -61,7 +63,8 @@ class Span:
         threads asking at once may both read: harmless, ``_buf`` is set before
         ``_source`` is cleared)."""
         if self._source is not None:
-            self._buf, self._source = self._source.read_range(self.offset, self.length), None
+            into = self.block[:self.length] if self.block is not None else None
+            self._buf, self._source = self._source.read_range(self.offset, self.length, into), None
         return self._buf
 
 
@@ -85,9 +88,11 @@ class SpanCutter:
     first span by itself, however short.
 
     ``left_unread(offset)`` says whether the span starting at ``offset`` will
-    be parsed from the file by someone else (a device): such spans are cut
-    from the last bytes of their block only and yielded unread (random-access
-    sources only). Either way the cuts are the same.
+    be read where it is parsed (by a device from the file, or by the host
+    thread parsing it): such spans are cut from the last bytes of their block
+    only and yielded unread (random-access sources only). Either way the cuts
+    are the same. ``pooled_unread``: those spans are read into the pooled
+    blocks (:meth:`recycle`), as where the host reads them.
 
     >>> from arrow_bridge.source import open_source
     >>> with open_source(b"a,1\\nbb,2\\nccc,3\\n") as src:
@@ -96,7 +101,8 @@ class SpanCutter:
     """
 
     def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool,
-                 left_unread: Callable[[int], bool] | None = None, prefix_span: bool = False):
+                 left_unread: Callable[[int], bool] | None = None, prefix_span: bool = False,
+                 pooled_unread: bool = False):
         self._source = source
         self._prefix_span = prefix_span
         self._block_size = block_size
@@ -107,6 +113,7 @@ class SpanCutter:
         self._count = 0
         self._free: list[np.ndarray] = []
         self._left_unread = left_unread if source.random_access else None
+        self._pooled_unread = pooled_unread
 
     def recycle(self, span: Span) -> None:
         """Hands a consumed span's block back for reuse.
@@ -206,8 +213,9 @@ class SpanCutter:
         if cut <= 0:
             return None
         self._carry, self._read_to = tail[cut:], end
-        return self._advance(Span.unread(self._source, self._offset, end - window + cut - self._offset, False,
-                                         self._count))
+        length = end - window + cut - self._offset
+        block = self._block(length) if self._pooled_unread else None
+        return self._advance(Span.unread(self._source, self._offset, length, False, self._count, block))
 
     def _emit(self, buf: np.ndarray, at_eof: bool, block: np.ndarray | None = None) -> Span:
         return self._advance(Span(buf, self._offset, at_eof, self._count, block))

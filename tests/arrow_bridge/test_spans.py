@@ -56,7 +56,7 @@ def test_only_the_last_bytes_of_an_unread_span_are_read(write_file):
     source = open_source(str(path))
     reads = []
     original = source.read_range
-    source.read_range = lambda offset, length: reads.append(length) or original(offset, length)
+    source.read_range = lambda offset, length, out=None: reads.append(length) or original(offset, length, out)
     with source:
         spans = list(SpanCutter(source, 1 << 20, np.empty(0, np.uint8), 0, False, left_unread=lambda offset: True))
         assert [(s.offset, s.length, s.at_eof) for s in spans] == [s[:3] for s in read]
@@ -105,3 +105,18 @@ def test_a_record_of_many_blocks_is_scanned_once_and_copied_a_few_times(write_fi
     assert [s[3] for s in got] == [b"a\r", record, b"c" * 10 + b"\n"]
     assert sum(scanned) < 2 * len(data)
     assert sum(allocated) < 4 * len(data) and len(allocated) < 20
+
+
+def test_pooled_unread_spans_are_read_into_recycled_blocks(write_file):
+    path = write_file("data.csv", b"".join(b"%d,%d\n" % (i, i * 7) for i in range(300_000)))
+    with open_source(str(path)) as source:
+        cutter = SpanCutter(source, 1 << 18, np.empty(0, np.uint8), 0, False, left_unread=lambda offset: True,
+                            pooled_unread=True)
+        blocks, texts = set(), []
+        for span in cutter:
+            texts.append(bytes(span.buf))
+            if span.block is not None:
+                blocks.add(span.block.__array_interface__["data"][0])
+            cutter.recycle(span)
+        assert b"".join(texts) == path.read_bytes()
+        assert 0 < len(blocks) <= 2  # each span read into a block handed back by the one before
