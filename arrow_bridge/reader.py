@@ -216,9 +216,9 @@ class CsvReader:
     def _host_reads(self, whole: bool) -> Optional[Callable[[int], bool]]:
         """On a whole host read, every span is left for the thread that parses it
         to read (pread, GIL released): the driver reads only the bytes around
-        each cut instead of copying the whole file on one thread (TPC-H Q6 with
-        2 threads, 12 interleaved runs: best 0.308 -> 0.280 s, median 0.330 ->
-        0.308 s). Only a local file's pread runs in parallel cheaply (not a file
+        each cut instead of copying the whole file on one thread (TPC-H Q14's
+        filtered lineitem read, 2 threads, fresh process: 0.33-0.36 s -> 0.27-0.29 s;
+        benchmarks/results/pushdown.md). Only a local file's pread runs in parallel cheaply (not a file
         object's seek and read, nor a transcoder's); not under a memory limit,
         which counts the driver's reads."""
         parallel = whole and self.source.parallel_reads and self.memory_limit is None
