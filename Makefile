@@ -58,28 +58,34 @@ clean:
 	find . -name __pycache__ -prune -exec rm -rf {} +
 
 # Here (online), before `make gpu` elsewhere: the wheels the GPU machine lacks, for its
-# Python 3.12 (tqdm for the generators, hypothesis for the tests, tpchgen-cli for lineitem).
+# Python 3.12: Dask and distributed with the dependencies its image lacks (the Dask GPU
+# partition tests), polars (the thread-scaling peer), tpchgen-cli (lineitem). The image
+# has tqdm, hypothesis, toolz, cloudpickle, fsspec, msgpack, psutil, pyyaml and jinja2.
+GPU_WHEEL_NAMES := dask distributed partd locket tblib zict tornado polars polars-runtime-32 tpchgen-cli
 gpu-wheels: install
 	$(PY) -m pip download --quiet --only-binary=:all: --python-version 3.12 --no-deps -d $(GPU_WHEELS) \
-	  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
-	  tqdm hypothesis attrs sortedcontainers tpchgen-cli
+	  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+	  --platform any $(GPU_WHEEL_NAMES)
 
 # On the GPU machine: offline, system Python with CuPy, numba-cuda, pyarrow, pandas and
 # pybind11 preinstalled, no venv. Builds the C++ engine in place, fills Numba's kernel
-# cache, runs the cuda_p2p tests (the `gpu`-marked ones too) and benchmarks.gpu, with
-# its thread scaling. Wheels carried into GPU_WHEELS (tqdm, hypothesis, tpchgen-cli...)
-# are installed first. PIP_BREAK_SYSTEM_PACKAGES: the system Python may be
+# cache, runs the GPU tests (the `gpu`-marked ones too) and benchmarks.gpu, with its
+# thread scaling; a failing step does not stop the later ones, the target fails at the
+# end. Wheels carried into GPU_WHEELS (`make gpu-wheels`) are installed first. PIP_BREAK_SYSTEM_PACKAGES: the system Python may be
 # "externally managed" (PEP 668). GPU_BENCH_ARGS goes to both benchmark runs
 # (e.g. --quick, --repeat 1, --tpchgen-cli PATH).
 GPU_PY ?= python3
 OUT ?= benchmarks/results
 GPU_WHEELS ?= build/gpu-wheels
 GPU_BENCH_ARGS ?=
+GPU_TESTS ?= tests/cuda_p2p tests/dask_plugin/test_gpu_partitions.py
 
 gpu:
-	if [ -d $(GPU_WHEELS) ]; then PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --no-index --no-deps $(GPU_WHEELS)/*.whl; fi
-	PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --no-index --no-deps --no-build-isolation -e .
+	if [ -d $(GPU_WHEELS) ]; then PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --quiet --no-index --no-deps $(GPU_WHEELS)/*.whl; fi
+	PIP_BREAK_SYSTEM_PACKAGES=1 $(GPU_PY) -m pip install --quiet --no-index --no-deps --no-build-isolation -e .
 	$(GPU_PY) -m arrow_bridge.warmup --device
-	$(GPU_PY) -m pytest -q -o addopts="" -p no:cacheprovider --continue-on-collection-errors tests/cuda_p2p
-	$(GPU_PY) -m benchmarks.gpu --out $(OUT) $(GPU_BENCH_ARGS)
-	$(GPU_PY) -m benchmarks.gpu --scaling --out $(OUT) $(GPU_BENCH_ARGS)
+	status=0; \
+	$(GPU_PY) -m pytest -q -o addopts="" -p no:cacheprovider --continue-on-collection-errors $(GPU_TESTS) || status=$$?; \
+	$(GPU_PY) -m benchmarks.gpu --out $(OUT) $(GPU_BENCH_ARGS) || status=$$?; \
+	$(GPU_PY) -m benchmarks.gpu --scaling --out $(OUT) $(GPU_BENCH_ARGS) || status=$$?; \
+	exit $$status

@@ -6,8 +6,11 @@ sanitizers, for ``make sanitize``.
 import os
 from glob import glob
 
-from pybind11.setup_helpers import Pybind11Extension, build_ext
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
+
+# The sources compile in parallel, one per core (NPY_NUM_BUILD_JOBS=N to choose).
+ParallelCompile("NPY_NUM_BUILD_JOBS").install()
 
 sanitize = os.environ.get("NDP_SANITIZE", "")
 checks = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all", "-g"] if sanitize else []

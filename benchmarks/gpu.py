@@ -4,7 +4,7 @@ pandas + CuPy and cudf; and the host reader's thread scaling beside pyarrow and 
 Usage::
 
     python -m benchmarks.gpu [--threads N] [--repeat 3] [--datasets lineitem,edges,floats]
-                             [--scale-factor 1] [--edge-rows N] [--float-rows N] [--quick]
+                             [--scale-factor 1] [--edge-rows N] [--float-rows N] [--quick] [--skip pandas]
                              [--data-dir data] [--tpchgen-cli PATH] [--out benchmarks/results]
     python -m benchmarks.gpu --scaling [--scaling-threads 1,2,4,8,16] [--repeat 3] ...
 
@@ -443,7 +443,7 @@ def bench_gpu(args: argparse.Namespace) -> int:
 
     with ComputationalSSD(args.profile, workers=args.threads) as ssd, \
             tempfile.TemporaryDirectory(prefix="ndp-gpu-bench-") as scratch:
-        rows = rows_for(ssd)
+        rows = [row for row in rows_for(ssd) if not row.name.startswith(tuple(args.skip))]
         for kind in args.datasets:
             path, why = dataset(kind, args)
             if path is None:
@@ -564,6 +564,8 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser.add_argument("--edge-rows", type=int, default=None, help="edge list rows (default 40M)")
     parser.add_argument("--float-rows", type=int, default=None, help="float matrix rows (default 8M)")
     parser.add_argument("--quick", action="store_true", help="small data sets: SF0.05, 2M edges, 500k float rows")
+    parser.add_argument("--skip", type=lambda text: [name for name in text.split(",") if name], default=[],
+                        help="comma list of rows to leave out, by name prefix (e.g. 'pandas,cudf')")
     parser.add_argument("--data-dir", type=Path, default=DATA_DIR,
                         help="where the data sets are found or made (default: data/)")
     parser.add_argument("--tpchgen-cli", type=Path, default=None,

@@ -23,6 +23,17 @@ from typing import Any, Optional
 import numpy as np
 
 
+def _numpy_compat() -> None:
+    """Give NumPy back ``row_stack`` (removed in NumPy 2.5; an alias of ``vstack``
+    since 2.0): numba-cuda 0.30 registers a kernel overload of it when it compiles
+    its first kernel, so without it no kernel compiles on a NumPy 2.5 machine (the
+    GPU machine's image: numba-cuda 0.30.4, NumPy 2.5.2)."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+
+
+_numpy_compat()
+
 #: Held while kernels are launched: a GPU-parsed span's kernels fill the device
 #: between them, and Numba's simulator runs no two kernels at once (reentrant:
 #: a span's parse allocates zeroed buffers, itself a kernel).
