@@ -23,12 +23,12 @@ from arrow_bridge.source import bytes_to_parse
 from cuda_p2p import runtime
 from cuda_p2p.columns import GpuTable, TransferStats
 from cuda_p2p.executor import GpuExecutor
-from cuda_p2p.delivery import SpanDelivery
+from cuda_p2p.delivery import DEFAULT_BATCH, SpanDelivery
 from cuda_p2p.transfer import DEFAULT_STAGING
 from ndp_core.report import collect
 
 def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share: float = 0.0,
-             staging_bytes: int = DEFAULT_STAGING, **options: Any) -> GpuTable:
+             staging_bytes: int = DEFAULT_STAGING, batch_bytes: int = DEFAULT_BATCH, **options: Any) -> GpuTable:
     """Reads CSV into GPU memory: a :class:`~cuda_p2p.columns.GpuTable` with
     ``arrow_bridge.read_csv``'s schema and values, every column in Arrow
     layout in GPU memory.
@@ -39,6 +39,8 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     its output delivered as by NVMe P2P: the device is modeled with a GPU
     destination, so ``table.report`` shows the P2P bytes and time.
     ``gpu_share`` (0 to 1) is the share of spans parsed on the GPU itself.
+    Spans are copied in batches of about ``batch_bytes`` of Arrow data, through
+    two pinned buffers of ``staging_bytes``.
     Needs a CUDA GPU (or ``NUMBA_ENABLE_CUDASIM=1``, Numba's simulator).
 
     >>> import io
@@ -52,7 +54,7 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     """
     runtime.cuda()  # a clear error before any parsing when there is no GPU
     offload = [GpuExecutor(HostExecutor(), gpu_share)] if gpu_share > 0 else []
-    delivery = SpanDelivery(bytes_to_parse(source, options.get("byte_range")), staging_bytes)
+    delivery = SpanDelivery(bytes_to_parse(source, options.get("byte_range")), staging_bytes, batch_bytes)
     try:
         with collect() as reports, _gpu_destination(device) as gpu_device:
             table = arrow_bridge.read_csv(source, device=gpu_device, split=split, offload=offload,

@@ -164,7 +164,10 @@ class TransferStats:
 
     path: str = "host"  # "host" (host parse, pinned copies), "p2p" (device arenas), "gpu" (GPU-parsed)
     h2d_bytes: int = 0
-    copies: int = 0
+    copies: int = 0  # host -> GPU copies
+    launches: int = 0  # kernels launched to place them (bitmaps, zeroing)
+    allocations: int = 0  # GPU buffers allocated for them
+    batches: int = 0  # groups of spans copied together while the read went on
     seconds: float = 0.0
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
@@ -176,6 +179,8 @@ class TransferStats:
         """Counts what a :class:`~cuda_p2p.transfer.PinnedStager` copied."""
         self.h2d_bytes += stager.copied
         self.copies += stager.copies
+        self.launches += stager.launches
+        self.allocations += stager.allocations
 
 
 @dataclass

@@ -1,15 +1,18 @@
 """Spans to GPU memory while the read goes on: a :class:`~arrow_bridge.executors.SpanSink`.
 
 The reader hands each span's result to :class:`SpanDelivery` as soon as it is
-checked, in file order, while its workers parse the spans after it; the
-span's columns start their asynchronous copies into GPU buffers at once
+checked, in file order, while its workers parse the spans after it. Spans
+are gathered into batches of about ``batch_bytes`` of Arrow data, and each
+batch's columns start their asynchronous copies into GPU buffers at once
 (:class:`~cuda_p2p.transfer.ColumnBuilder`, sized from the first span's
-density and the source's size, grown if that falls short). When the read is
-done, each column of the finished Table is matched with what was copied: if
-its chunks are the very arrays that were copied, in the same order, the GPU
-column is ready; otherwise (a type settled at the end of the read re-parsed
-spans, ``nrows`` cut a span, a filter or a value-dependent type replaced the
-column) that column is copied again from the Table. Exact either way.
+density and the source's size, grown if that falls short): a batch costs a
+few CUDA calls per column whether it holds 16 host spans or 250 device tasks.
+When the read is done, each column of the finished Table is matched with what
+was copied: if its chunks are the very arrays that were copied, in the same
+order, the GPU column is ready; otherwise (a type settled at the end of the
+read re-parsed spans, ``nrows`` cut a span, a filter or a value-dependent
+type replaced the column) that column is copied again from the Table. Exact
+either way.
 
 >>> from cuda_p2p.delivery import chunk_identity
 >>> import pyarrow as pa
@@ -20,6 +23,7 @@ column) that column is copied again from the Table. Exact either way.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from typing import Any, Optional
 
 import pyarrow as pa
@@ -29,6 +33,9 @@ from cuda_p2p.columns import GpuColumn, GpuTable, TransferStats
 from cuda_p2p.transfer import DEFAULT_STAGING, ColumnBuilder, PinnedStager, column_to_gpu, string_bytes
 
 _SLACK = 1.15  # estimates from the first span get this much room (and a few rows) before a buffer grows
+#: Arrow bytes of spans gathered before their copies start: large enough that the CUDA
+#: calls per batch cost little next to its copy, small enough to overlap the parse.
+DEFAULT_BATCH = 64 << 20
 
 
 def chunk_identity(array: pa.Array) -> tuple:
@@ -39,11 +46,15 @@ def chunk_identity(array: pa.Array) -> tuple:
 class SpanDelivery:
     """Copies spans' columns to the GPU as the reader checks them (see the module)."""
 
-    def __init__(self, source_bytes: Optional[int] = None, staging_bytes: int = DEFAULT_STAGING):
-        self.source_bytes = source_bytes
+    def __init__(self, source_bytes: Optional[int] = None, staging_bytes: int = DEFAULT_STAGING,
+                 batch_bytes: int = DEFAULT_BATCH):
+        self.source_bytes, self.batch_bytes = source_bytes, batch_bytes
         self.stager = PinnedStager(staging_bytes)
         self.builders: dict[int, Optional[ColumnBuilder]] = {}  # output column -> builder (None: given up)
         self.copied: dict[int, list[tuple]] = {}  # output column -> identities of the chunks copied
+        self.pending: dict[int, list[pa.Array]] = defaultdict(list)  # the batch not yet copied
+        self.pending_bytes = 0
+        self.batches = 0
         self.started = time.perf_counter()
 
     # ---- the SpanSink protocol -------------------------------------------------------------------
@@ -57,9 +68,23 @@ class SpanDelivery:
             builder = self.builders[j]
             if builder is None or builder.type != array.type:  # a type that changed: copied at the end
                 self.builders[j] = None
+                self.pending.pop(j, None)
                 continue
-            builder.append(array)
+            self.pending[j].append(array)
+            self.pending_bytes += array.nbytes
             self.copied[j].append(chunk_identity(array))
+        if self.pending_bytes >= self.batch_bytes:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Starts the copies of the batch gathered so far."""
+        for j, chunks in self.pending.items():
+            builder = self.builders.get(j)
+            if builder is not None and chunks:
+                builder.append_batch(chunks)
+        self.batches += bool(self.pending)
+        self.pending.clear()
+        self.pending_bytes = 0
 
     def _builder(self, array: pa.Array, result: SpanResult) -> Optional[ColumnBuilder]:
         """A builder sized for the whole source from this first span (None: a type not delivered so)."""
@@ -74,6 +99,7 @@ class SpanDelivery:
     def finish(self, table: pa.Table, stats: TransferStats) -> GpuTable:
         """The GPU table of the finished ``table``: columns copied while it was read
         where they match it chunk for chunk, the others copied now."""
+        self._flush()
         by_chunks = {tuple(ids): j for j, ids in self.copied.items() if self.builders.get(j) is not None}
         columns: list[GpuColumn] = []
         for column in table.columns:
@@ -89,10 +115,12 @@ class SpanDelivery:
         self.stager.finish()
         self.builders.clear()  # buffers of columns not used are freed
         stats.add_copies(self.stager)
+        stats.batches += self.batches
         stats.seconds += time.perf_counter() - self.started
         return GpuTable(table.schema, columns, table.num_rows, stats)
 
     def close(self) -> Any:
         """Waits for copies in flight (after a failed read); safe to call twice."""
         self.builders.clear()
+        self.pending.clear()
         self.stager.finish()

@@ -1,16 +1,22 @@
 """Arrow buffers in host memory -> GPU buffers per column, through pinned staging.
 
-A :class:`ColumnBuilder` fills one column's GPU buffers chunk by chunk, in
-row order: every chunk's buffers are copied into place through a ring of
-pinned host buffers (:class:`PinnedStager`), each copy asynchronous on one
-CUDA stream, so filling the next pinned buffer overlaps the DMA of the
-previous one. Nothing is concatenated on the host or on the GPU. String
-offsets are rebased while they are staged (the staging copy is the only
-host pass); bitmaps are ORed into place on the GPU
-(:mod:`cuda_p2p.kernels.bits`), since chunks start at any bit. Sized
-exactly (:func:`to_gpu`, a finished Table) a column is allocated once;
-sized by an estimate (:mod:`cuda_p2p.delivery`, spans as they are parsed)
-a buffer that falls short grows: a larger one, and a copy on the GPU.
+A :class:`ColumnBuilder` fills one column's GPU buffers in row order, a batch
+of chunks at a time: each of the batch's buffers (values, offsets, bytes,
+bitmaps) is gathered from all its chunks into a ring of pinned host buffers
+(:class:`PinnedStager`) and copied asynchronously on one CUDA stream, so
+filling the next pinned buffer overlaps the DMA of the previous one. A batch
+costs a few copies and launches whatever its number of chunks: each CUDA call
+made from Python costs tens of microseconds, which at one call per chunk and
+buffer decided the time (measured on an H200: 845 MB in 5,800 chunks took
+4.3 s, see docs/gpu.md). Nothing is concatenated on the GPU; the gather into
+pinned memory is the only host pass. String offsets are rebased while they
+are gathered; bitmaps are gathered on the host and ORed into place on the GPU
+(:mod:`cuda_p2p.kernels.bits`), since batches start at any bit. A validity
+bitmap is allocated at the column's first null (a column without nulls has
+none, as in Arrow). Sized exactly (:func:`to_gpu`, a finished Table) a column
+is allocated once; sized by an estimate (:mod:`cuda_p2p.delivery`, spans as
+they are parsed) a buffer that falls short grows: a larger one, and a copy on
+the GPU.
 
 >>> from cuda_p2p.transfer import DEFAULT_STAGING
 >>> DEFAULT_STAGING
@@ -19,7 +25,7 @@ a buffer that falls short grows: a larger one, and a copy on the GPU.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -31,7 +37,12 @@ DEFAULT_STAGING = 8 << 20  # bytes per pinned buffer; two of them
 
 
 class PinnedStager:
-    """Two pinned host buffers taking turns: fill one while the other's copy runs."""
+    """Two pinned host buffers taking turns: fill one while the other's copy runs.
+
+    Everything it is handed runs on its one stream, in order: copies, and the
+    bit kernels of the builders using it. ``copies``, ``launches`` and
+    ``allocations`` count the CUDA calls made through it.
+    """
 
     def __init__(self, nbytes: int = DEFAULT_STAGING, ring: int = 2):
         if nbytes % 8:
@@ -39,11 +50,12 @@ class PinnedStager:
         cuda = runtime.cuda()
         self.stream = cuda.stream()
         self.buffers = [cuda.pinned_array(nbytes, dtype=np.uint8) for _ in range(ring)]
-        self.events: list[Optional[Any]] = [None] * ring
+        self.events = [cuda.event() for _ in range(ring)]
+        self.pending = [False] * ring  # a copy from that buffer may still run
         self.turn = 0
         self.nbytes = nbytes
-        self.copied = 0
-        self.copies = 0
+        self.copied = self.copies = self.launches = self.allocations = 0
+        self._scratch: Optional[Any] = None
 
     def put(self, dst: Any, nbytes: int, fill: Callable[[np.ndarray, int, int], None]) -> None:
         """Copies ``nbytes`` into the device byte array ``dst`` (from its start),
@@ -52,29 +64,63 @@ class PinnedStager:
             stop = min(nbytes, start + self.nbytes)
             k = self.turn
             self.turn = (k + 1) % len(self.buffers)
-            if self.events[k] is not None:
+            if self.pending[k]:
                 self.events[k].synchronize()  # its previous copy has left the buffer
             staged = self.buffers[k][: stop - start]
             fill(staged, start, stop)
             dst[start:stop].copy_to_device(staged, stream=self.stream)
-            event = runtime.cuda().event()
-            event.record(self.stream)
-            self.events[k] = event
+            self.events[k].record(self.stream)
+            self.pending[k] = True
             self.copied += stop - start
             self.copies += 1
 
     def put_bytes(self, dst: Any, src: np.ndarray) -> None:
         """Copies the bytes of ``src`` into ``dst``."""
         flat = src.view(np.uint8).reshape(-1)
+        self.put(dst, flat.nbytes, Gather([flat]).fill)
 
-        def fill(buf: np.ndarray, start: int, stop: int) -> None:
-            buf[:] = flat[start:stop]
-
-        self.put(dst, flat.nbytes, fill)
+    def scratch(self, nbytes: int) -> Any:
+        """A device byte buffer of at least ``nbytes`` for data on its way into place
+        (reused: what reads it runs on this stream before the next copy into it)."""
+        if self._scratch is None or self._scratch.shape[0] < nbytes:
+            self._scratch = _allocate(max(nbytes, 1 << 16), False, self)
+        return self._scratch
 
     def finish(self) -> None:
         """Waits for every copy."""
         self.stream.synchronize()
+
+
+class Gather:
+    """1-D host arrays of one dtype read as their concatenation, each plus its
+    ``shift`` (string offsets rebased to where their bytes go): ``fill`` is
+    :meth:`PinnedStager.put`'s, in bytes, at whole elements.
+
+    >>> buf = np.zeros(6, dtype=np.uint8)
+    >>> Gather([np.array([1, 2], np.uint8), np.array([], np.uint8), np.array([3], np.uint8)], [0, 0, 10]).fill(buf, 1, 3)
+    >>> buf[:2].tolist()
+    [2, 13]
+    """
+
+    def __init__(self, pieces: Sequence[np.ndarray], shifts: Optional[Sequence[int]] = None):
+        self.pieces, self.shifts = list(pieces), shifts
+        self.dtype = self.pieces[0].dtype if self.pieces else np.dtype(np.uint8)
+        self.starts = np.cumsum([0] + [p.shape[0] for p in self.pieces])
+        self.nbytes = int(self.starts[-1]) * self.dtype.itemsize
+
+    def fill(self, buf: np.ndarray, start: int, stop: int) -> None:
+        width = self.dtype.itemsize
+        out, lo, hi = buf[: stop - start].view(self.dtype), start // width, stop // width
+        k, at = int(np.searchsorted(self.starts, lo, side="right")) - 1, lo
+        while at < hi:
+            piece, i = self.pieces[k], at - int(self.starts[k])
+            take = min(hi - at, piece.shape[0] - i)
+            dst = out[at - lo: at - lo + take]
+            if self.shifts is None:
+                dst[:] = piece[i:i + take]
+            else:
+                np.add(piece[i:i + take], self.shifts[k], out=dst, casting="unsafe")
+            at, k = at + take, k + 1
 
 
 def to_gpu(table: pa.Table, *, staging_bytes: int = DEFAULT_STAGING, stats: Optional[TransferStats] = None
@@ -104,8 +150,7 @@ def column_to_gpu(column: pa.ChunkedArray, stager: "PinnedStager") -> GpuColumn:
     """One column, allocated at its exact size and filled chunk by chunk."""
     builder = ColumnBuilder(column.type, len(column), sum(string_bytes(c) for c in column.chunks), stager,
                             nullable=column.null_count > 0)
-    for chunk in column.chunks:
-        builder.append(chunk)
+    builder.append_batch(column.chunks)
     return builder.finish()
 
 
@@ -113,17 +158,17 @@ class DeviceBuffer:
     """A GPU byte buffer of some capacity, filled from the front; it grows (a
     larger allocation and a copy on the GPU) when a write would pass its end."""
 
-    def __init__(self, capacity: int, zeroed: bool, stream: Any):
-        self.zeroed, self.stream = zeroed, stream
-        self.memory = _allocate(capacity, zeroed)
+    def __init__(self, capacity: int, zeroed: bool, stager: PinnedStager):
+        self.zeroed, self.stager = zeroed, stager
+        self.memory = _allocate(capacity, zeroed, stager)
         self.growths = 0
 
     def reserve(self, nbytes: int, used: int) -> Any:
         """The buffer, at least ``nbytes`` long (its first ``used`` bytes kept)."""
         if nbytes > self.memory.shape[0]:
-            larger = _allocate(max(nbytes, 2 * self.memory.shape[0]), self.zeroed)
+            larger = _allocate(max(nbytes, 2 * self.memory.shape[0]), self.zeroed, self.stager)
             if used:
-                larger[:used].copy_to_device(self.memory[:used], stream=self.stream)
+                larger[:used].copy_to_device(self.memory[:used], stream=self.stager.stream)
             self.memory = larger
             self.growths += 1
         return self.memory
@@ -133,9 +178,9 @@ class ColumnBuilder:
     """One column's GPU buffers, filled with Arrow chunks of its type in row order.
 
     ``rows`` and ``data_bytes`` are capacities (exact, or estimates that may be
-    passed: buffers then grow). ``nullable=False`` promises no chunk has nulls
-    (no validity bitmap is kept); otherwise one is, and dropped at
-    :meth:`finish` if no value turned out null, as Arrow does.
+    passed: buffers then grow). ``nullable=False`` promises no chunk has nulls;
+    otherwise a validity bitmap is made at the first null, as Arrow has one
+    only where a value is null.
     """
 
     def __init__(self, type_: pa.DataType, rows: int, data_bytes: int, stager: "PinnedStager", *,
@@ -143,22 +188,21 @@ class ColumnBuilder:
         if pa.types.is_dictionary(type_):
             raise NotImplementedError("dictionary columns on the GPU: read them as strings (no auto_dict_encode) "
                                       "or decode with pyarrow after to_arrow()")
-        self.type, self.stager, self.nullable = type_, stager, nullable
+        self.type, self.stager, self.nullable, self.capacity = type_, stager, nullable, rows
         self.rows = self.data_at = self.null_count = 0
         self.width = device_width(type_)
         self.large = pa.types.is_large_string(type_) or pa.types.is_large_binary(type_)
-        stream = stager.stream
-        self.validity = DeviceBuffer(_bitmap_bytes(rows), True, stream) if nullable else None
+        self.validity: Optional[DeviceBuffer] = None
         self.values = self.offsets = self.data = None
         if pa.types.is_null(type_):
             return
         if self.width == 0:  # booleans: a bitmap
-            self.values = DeviceBuffer(_bitmap_bytes(rows), True, stream)
+            self.values = DeviceBuffer(_bitmap_bytes(rows), True, stager)
         elif self.width is not None:
-            self.values = DeviceBuffer(rows * self.width, False, stream)
+            self.values = DeviceBuffer(rows * self.width, False, stager)
         else:
-            self.offsets = DeviceBuffer((rows + 1) * self.offset_width, False, stream)
-            self.data = DeviceBuffer(data_bytes, False, stream)
+            self.offsets = DeviceBuffer((rows + 1) * self.offset_width, False, stager)
+            self.data = DeviceBuffer(data_bytes, False, stager)
 
     @property
     def offset_width(self) -> int:
@@ -170,45 +214,75 @@ class ColumnBuilder:
 
     def append(self, chunk: pa.Array) -> None:
         """Copies ``chunk`` (this column's type) after the rows so far."""
-        n, row = len(chunk), self.rows
-        if self.validity is not None:
-            words = self.validity.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
-            if chunk.buffers()[0] is None:  # every value of this chunk is valid
-                _launch_bits(words, row, n, stream=self.stager.stream)
-            else:
-                _or_bits(chunk.buffers()[0], chunk.offset, n, words, row, self.stager)
-        elif chunk.null_count:
+        self.append_batch([chunk])
+
+    def append_batch(self, chunks: Sequence[pa.Array]) -> None:
+        """Copies ``chunks`` (this column's type), in order, after the rows so far:
+        one staged copy per buffer for all of them."""
+        chunks = [c for c in chunks if len(c)]
+        n, row = sum(len(c) for c in chunks), self.rows
+        nulls = sum(c.null_count for c in chunks)
+        if nulls and not self.nullable:
             raise ValueError("a chunk with nulls for a column built without a validity bitmap")
-        self.null_count += chunk.null_count
-        if self.width == 0 and not pa.types.is_null(self.type):
+        if nulls and not pa.types.is_null(self.type) or self.validity is not None:
+            self._append_validity(chunks, row, n)
+        self.null_count += nulls
+        if pa.types.is_null(self.type) or n == 0:
+            pass
+        elif self.width == 0:
             bitmap = self.values.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
-            _or_bits(chunk.buffers()[1], chunk.offset, n, bitmap, row, self.stager)
+            self._or_bits(bitmap, row, gather_bits(chunks, 1))
         elif self.width:
-            memory = self.values.reserve((row + n) * self.width, row * self.width)
-            values = np.frombuffer(chunk.buffers()[1], dtype=np.uint8)
-            first = chunk.offset * self.width
-            self.stager.put_bytes(memory[row * self.width:(row + n) * self.width], values[first:first + n * self.width])
-        elif self.width is None:
-            self._append_strings(chunk)
+            w = self.width
+            memory = self.values.reserve((row + n) * w, row * w)
+            gather = Gather([np.frombuffer(c.buffers()[1], dtype=np.uint8)[c.offset * w:(c.offset + len(c)) * w]
+                             for c in chunks])
+            self.stager.put(memory[row * w:(row + n) * w], gather.nbytes, gather.fill)
+        else:
+            self._append_strings(chunks, n)
         self.rows += n
 
-    def _append_strings(self, chunk: pa.Array) -> None:
-        """A chunk's offsets (rebased to where its bytes go) and bytes."""
-        offsets = _offsets(chunk)
-        first, stop = string_extent(chunk)
-        row, width, shift = self.rows, self.offset_width, self.data_at - first
+    def _append_validity(self, chunks: list[pa.Array], row: int, n: int) -> None:
+        """The chunks' validity bits; at the column's first null, a bitmap whose
+        rows so far are all valid."""
+        if self.validity is None:
+            self.validity = DeviceBuffer(_bitmap_bytes(max(self.capacity, row + n)), True, self.stager)
+            _launch_bits(self.validity.memory, 0, row, self.stager)
+        words = self.validity.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
+        if all(c.null_count == 0 for c in chunks):
+            _launch_bits(words, row, n, self.stager)
+        else:
+            self._or_bits(words, row, gather_bits(chunks, 0))
 
-        def rebased(buf: np.ndarray, start: int, end: int) -> None:
-            lo, hi = start // width, end // width  # whole offsets: pieces are multiples of 8 bytes
-            np.add(offsets[lo:hi], shift, out=buf.view(offsets.dtype), casting="unsafe")
+    def _or_bits(self, dst: Any, row: int, bitmap: tuple[np.ndarray, int]) -> None:
+        """ORs a host bitmap ``(bytes, bits)`` into ``dst`` from bit ``row``."""
+        packed, count = bitmap
+        src = self.stager.scratch(packed.nbytes)
+        self.stager.put_bytes(src, packed)
+        _launch_bits(dst, row, count, self.stager, src)
 
-        memory = self.offsets.reserve((row + len(chunk) + 1) * width, (row + 1) * width)
-        self.stager.put(memory[row * width:(row + len(chunk) + 1) * width], offsets.nbytes, rebased)
-        if stop > first:
-            data = self.data.reserve(self.data_at + stop - first, self.data_at)
-            self.stager.put_bytes(data[self.data_at:self.data_at + stop - first],
-                                  np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop])
-        self.data_at += stop - first
+    def _append_strings(self, chunks: list[pa.Array], n: int) -> None:
+        """The chunks' offsets (rebased to where their bytes go) and bytes."""
+        row, width = self.rows, self.offset_width
+        offsets, shifts, data, at = [], [], [], self.data_at
+        for chunk in chunks:
+            chunk_offsets = _offsets(chunk)
+            first, stop = int(chunk_offsets[0]), int(chunk_offsets[-1])
+            offsets.append(chunk_offsets[:-1])
+            shifts.append(at - first)
+            if stop > first:
+                data.append(np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop])
+            at += stop - first
+        offsets.append(np.array([at], dtype=np.int64 if self.large else np.int32))
+        shifts.append(0)
+        memory = self.offsets.reserve((row + n + 1) * width, (row + 1) * width)
+        gather = Gather(offsets, shifts)
+        self.stager.put(memory[row * width:(row + n + 1) * width], gather.nbytes, gather.fill)
+        if at > self.data_at:
+            memory = self.data.reserve(at, self.data_at)
+            gather = Gather(data)
+            self.stager.put(memory[self.data_at:at], gather.nbytes, gather.fill)
+        self.data_at = at
 
     def finish(self) -> GpuColumn:
         """The column: its buffers cut to the rows appended (copies still in
@@ -227,6 +301,30 @@ class ColumnBuilder:
         return out
 
 
+def gather_bits(chunks: Sequence[pa.Array], index: int) -> tuple[np.ndarray, int]:
+    """Bitmap ``index`` of the chunks (0: validity, 1: boolean values) as one:
+    ``(bytes, bits)``, bit 0 the first chunk's first row; a chunk without that
+    buffer (all valid) gives ones.
+
+    >>> a = pa.array([True, None, False, True]).slice(1)
+    >>> packed, bits = gather_bits([a, pa.array([True])], 0)
+    >>> bits, [int(b) for b in np.unpackbits(packed, bitorder="little")[:bits]]
+    (4, [0, 1, 1, 1])
+    """
+    parts = []
+    for chunk in chunks:
+        buffer = chunk.buffers()[index]
+        if buffer is None:
+            parts.append(np.ones(len(chunk), dtype=np.uint8))
+            continue
+        first, last = chunk.offset // 8, (chunk.offset + len(chunk) + 7) // 8
+        bits = np.unpackbits(np.frombuffer(buffer, dtype=np.uint8)[first:last], bitorder="little")
+        skip = chunk.offset - first * 8
+        parts.append(bits[skip:skip + len(chunk)])
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint8)
+    return np.packbits(flat, bitorder="little"), flat.shape[0]
+
+
 def _bitmap_bytes(n: int) -> int:
     """Bytes of a bitmap of ``n`` bits, padded to whole ``uint32`` words (the kernels' unit)."""
     return (n + 31) // 32 * 4
@@ -239,33 +337,31 @@ def device_zeros(shape: tuple[int, ...], dtype: Any) -> Any:
     return _allocate(nbytes, True)[:nbytes].view(dtype).reshape(shape)
 
 
-def _allocate(nbytes: int, zeroed: bool) -> Any:
-    """A GPU byte array (at least one byte: no empty allocations), zeroed on the GPU if asked."""
+def _allocate(nbytes: int, zeroed: bool, stager: Optional[PinnedStager] = None) -> Any:
+    """A GPU byte array (at least one byte: no empty allocations), zeroed on the
+    GPU if asked (on the stager's stream, counted there, when one is given)."""
     from cuda_p2p.kernels import bits
 
     cuda = runtime.cuda()
     size = max(nbytes + (-nbytes) % 4, 4)
     memory = cuda.device_array(size, dtype=np.uint8)
+    if stager is not None:
+        stager.allocations += 1
     if zeroed:
         words = memory.view(np.uint32)
         blocks, threads = runtime.launch_shape(words.shape[0])
         with runtime.KERNEL_TURN:
-            bits.zero_words[blocks, threads](words)
+            if stager is None:
+                bits.zero_words[blocks, threads](words)
+            else:
+                bits.zero_words[blocks, threads, stager.stream](words)
+                stager.launches += 1
     return memory
 
 
-def _or_bits(bitmap: pa.Buffer, bit0: int, count: int, dst: Any, row: int, stager: PinnedStager) -> None:
-    """ORs ``count`` bits of a host bitmap from ``bit0`` into the GPU bitmap ``dst`` at bit ``row``."""
-    if count == 0:
-        return
-    first, last = bit0 // 8, (bit0 + count + 7) // 8
-    src = runtime.cuda().device_array(last - first, dtype=np.uint8)
-    stager.put_bytes(src, np.frombuffer(bitmap, dtype=np.uint8)[first:last])
-    _launch_bits(dst, row, count, src, bit0 - first * 8, stager.stream)
-
-
-def _launch_bits(dst: Any, row: int, count: int, src: Any = None, src_bit: int = 0, stream: Any = 0) -> None:
-    """Sets (``src`` None) or ORs in ``count`` bits of ``dst`` from bit ``row``."""
+def _launch_bits(dst: Any, row: int, count: int, stager: PinnedStager, src: Any = None) -> None:
+    """Sets (``src`` None) or ORs in ``count`` bits of ``dst`` from bit ``row``
+    (``src``'s bits from bit 0), on the stager's stream."""
     from cuda_p2p.kernels import bits
 
     if count == 0:
@@ -274,9 +370,10 @@ def _launch_bits(dst: Any, row: int, count: int, src: Any = None, src_bit: int =
     blocks, threads = runtime.launch_shape(count)
     with runtime.KERNEL_TURN:
         if src is None:
-            bits.set_bits[blocks, threads, stream](words, row, count)
+            bits.set_bits[blocks, threads, stager.stream](words, row, count)
         else:
-            bits.or_bits[blocks, threads, stream](src, src_bit, count, words, row)
+            bits.or_bits[blocks, threads, stager.stream](src, 0, count, words, row)
+    stager.launches += 1
 
 
 def string_extent(chunk: pa.Array) -> tuple[int, int]:

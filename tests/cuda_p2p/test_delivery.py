@@ -62,3 +62,17 @@ def test_a_failed_read_leaves_nothing_in_flight(tmp_path) -> None:
     else:
         raise AssertionError("the bad row was not reported")
     assert cuda_p2p.read_csv(path, block_size=256, nrows=50).num_rows == 50
+
+
+def test_spans_are_copied_in_batches_whatever_their_number(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(300))
+    expected = arrow_bridge.read_csv(path, block_size=512)
+    one_span = cuda_p2p.read_csv(path)
+    many_spans = cuda_p2p.read_csv(path, block_size=512)  # a dozen spans, one batch
+    span_by_span = cuda_p2p.read_csv(path, block_size=512, batch_bytes=1)
+    for gpu in (one_span, many_spans, span_by_span):
+        assert gpu.to_arrow().equals(expected)
+        assert gpu.stats.launches == 0  # no nulls: no bitmap to place
+    assert many_spans.stats.copies == one_span.stats.copies == 5  # a, b, d values; c offsets and bytes
+    assert many_spans.stats.batches == 1 and span_by_span.stats.batches == expected.column(0).num_chunks
+    assert span_by_span.stats.copies == 5 * span_by_span.stats.batches

@@ -54,6 +54,16 @@ def test_columns_are_allocated_once_at_their_final_size() -> None:
     assert gpu.stats.h2d_bytes == 800
 
 
+def test_a_column_of_many_chunks_is_one_copy_per_buffer() -> None:
+    chunks = [pa.array(range(k, k + 7), pa.int64()) for k in range(0, 7000, 7)]
+    chunks[500] = pa.array([1, None, 3, 4, 5, 6, 7], pa.int64())
+    table = pa.table({"a": pa.chunked_array(chunks), "s": pa.chunked_array([pa.array(["xy"] * 7)] * 1000)})
+    gpu = to_gpu(table)
+    assert gpu.to_arrow().equals(table)
+    assert gpu.stats.copies == 4  # a: values, validity bits; s: offsets, bytes
+    assert gpu.stats.launches <= 2  # the bitmap zeroed, the bits ORed in
+
+
 def test_empty_table_and_empty_strings() -> None:
     table = pa.table({"a": pa.array([], pa.int64()), "s": pa.array([], pa.string())})
     assert to_gpu(table).to_arrow().equals(table)
