@@ -6,7 +6,10 @@ record ends by a parallel scan of
 quote parity (:mod:`cuda_p2p.kernels.records`), then one thread per record
 converting its fields (:mod:`cuda_p2p.kernels.fields`), then the string
 bytes copied to their offsets and the validity and boolean flags packed
-into Arrow bitmaps (:mod:`cuda_p2p.kernels.bits`). The outputs come back as
+into Arrow bitmaps (:mod:`cuda_p2p.kernels.bits`). A parser reuses its GPU
+buffers span after span and keeps a span's outputs side by side, so a span
+costs about a dozen CUDA calls (each tens of microseconds from Python)
+instead of about seventy. The outputs come back as
 :class:`arrow_bridge.fast_path.FusedBuffers`, wrapped into Arrow arrays by
 the span's :class:`~arrow_bridge.fast_path.FastPlan` exactly as the host's
 are. A span the kernels decline (see :mod:`cuda_p2p.kernels.fields`)
@@ -24,7 +27,7 @@ import numba as nb
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.fast_path import FastPlan, FusedBuffers, fused_capacity
+from arrow_bridge.fast_path import FastPlan, FusedBuffers
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fused import SKIP, STRING
 from arrow_bridge.numbers.parse_floats import parse_float64
@@ -41,7 +44,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from cuda_p2p import runtime
-from cuda_p2p.transfer import PinnedStager, device_zeros
+from cuda_p2p.transfer import PinnedStager
 
 CHUNK = 256  # bytes per thread in the record-boundary scan
 _LF = 10
@@ -76,6 +79,7 @@ class GpuSpanParser:
     def __init__(self, plan: FastPlan):
         self.plan = plan
         self._device_plan: Optional[dict[str, Any]] = None
+        self._work = _Workspace()
 
     def parse(self, buf: np.ndarray, counters: np.ndarray) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
         """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
@@ -91,10 +95,10 @@ class GpuSpanParser:
 
     # ---- steps --------------------------------------------------------------------------------
     def _parse(self, buf: np.ndarray) -> Optional[tuple[int, int, FusedBuffers]]:
-        from cuda_p2p.kernels import fields
+        from cuda_p2p.kernels import bits, fields
 
-        cuda = runtime.cuda()
-        text = cuda.device_array(len(buf), dtype=np.uint8)
+        cuda, work = runtime.cuda(), self._work
+        text = work.device("text", len(buf))[:len(buf)]
         stager = _text_stager()
         stager.put_bytes(text, buf)
         stager.finish()
@@ -104,18 +108,10 @@ class GpuSpanParser:
         ends, lines = bounds
         rows = ends.shape[0]
         plan, d = self.plan, self._constants(cuda)
-        cap = fused_capacity(rows)
-        n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
-        # The kernel writes every value slot of its rows (a null's as 0, as the host does);
-        # bits, flags and counts are only ever set or added to, so they start at zero.
-        written = dict(i64=(np.int64, (n_i64, cap)), i32=(np.int32, (n_i32, cap)), f64=(np.float64, (n_f64, cap)),
-                       str_start=(np.int64, (n_str, cap)), str_len=(np.int64, (n_str, cap)),
-                       host_floats=(np.int64, (max(rows * n_f64, 1), 4)))
-        added = dict(flags=(np.uint8, (n_bits, cap)), valid=(np.uint8, (plan.ncols, cap)),
-                     null_counts=(np.int64, (plan.ncols,)), host_floats_used=(np.int64, (1,)),
-                     status=(np.int32, (1,)))
-        out = {name: cuda.device_array(shape, dtype) for name, (dtype, shape) in written.items()}
-        out.update({name: device_zeros(shape, dtype) for name, (dtype, shape) in added.items()})
+        cap = (rows + 63) & ~63  # a multiple of 64: packed bitmaps end on whole words
+        layout = _output_layout(plan, rows, cap)
+        out = layout.views(work.device("out", layout.nbytes))
+        _zero(layout.region(out, "status", "valid"))
         rules, dialect = plan.rules, plan.dialect
         blocks, threads = runtime.launch_shape(rows)
         fields.parse_records[blocks, threads](
@@ -123,51 +119,65 @@ class GpuSpanParser:
             rules.quoted_nulls, *d["nulls"], *d["trues"], *d["falses"], out["i64"], out["i32"], out["f64"],
             out["flags"], out["valid"], out["str_start"], out["str_len"], out["null_counts"], out["host_floats"],
             out["host_floats_used"], out["status"])
-        if out["status"].copy_to_host()[0]:
+        back = np.empty(layout.nbytes, dtype=np.uint8)  # this span's own: its Arrow arrays are views of it
+        small = layout.views(back, "status", "null_counts")
+        layout.region(out, "status", "null_counts").copy_to_host(layout.region(small, "status", "null_counts"))
+        if small["status"][0]:
             return None
-        f64 = out["f64"].copy_to_host()
-        listed = int(out["host_floats_used"].copy_to_host()[0])
-        if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), f64, rules.decimal_point):
+        host = layout.views(back, "i64", "validity")
+        listed = int(small["host_floats_used"][0])
+        flags = layout.region(out, "flags", "valid")
+        blocks, threads = runtime.launch_shape(max(flags.shape[0] // 8, 1))
+        bits.pack_bits[blocks, threads](flags, layout.region(out, "bits", "validity"))
+        layout.region(out, "i64", "validity").copy_to_host(layout.region(host, "i64", "validity"))
+        if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), host["f64"],
+                                        rules.decimal_point):
             return None
-        offsets, data, stride, used = self._strings(cuda, text, out, rows, cap)
-        return rows, lines, FusedBuffers(
-            out["i64"].copy_to_host(), out["i32"].copy_to_host(), f64,
-            _packed(cuda, out["flags"], cap), offsets, data, stride, used, _packed(cuda, out["valid"], cap),
-            out["null_counts"].copy_to_host())
+        offsets, data, stride, used = self._strings(cuda, text, out, host["str_len"], rows, cap)
+        return rows, lines, FusedBuffers(host["i64"], host["i32"], host["f64"], host["bits"], offsets, data, stride,
+                                         used, host["validity"], small["null_counts"])
 
     def _record_ends(self, cuda: Any, text: Any, n: int) -> Optional[tuple[Any, int]]:
         """Every record's end (its LF) as a device array, and the span's line breaks."""
         from cuda_p2p.kernels import records
 
         chunks = (n + CHUNK - 1) // CHUNK
-        counts = [cuda.device_array(chunks, dtype=np.int64) for _ in range(4)]
+        counts = self._work.device("counts", 4 * chunks * 8)[:4 * chunks * 8].view(np.int64).reshape(4, chunks)
         blocks, threads = runtime.launch_shape(chunks)
-        records.chunk_counts[blocks, threads](text, CHUNK, self.plan.dialect.quote, *counts)
-        quotes, outside, inside, breaks = (c.copy_to_host() for c in counts)
+        records.chunk_counts[blocks, threads](text, CHUNK, self.plan.dialect.quote, counts[0], counts[1], counts[2],
+                                              counts[3])
+        quotes, outside, inside, breaks = counts.copy_to_host()
         starts_inside, first_record, total, open_quote = records.scan_chunks(quotes, outside, inside)
         if open_quote or total == 0:
             return None
-        ends = cuda.device_array(total, dtype=np.int64)
-        records.record_ends[blocks, threads](text, CHUNK, self.plan.dialect.quote, cuda.to_device(starts_inside),
-                                             cuda.to_device(first_record), ends)
+        starts = np.stack([starts_inside.astype(np.int64), first_record])
+        scan = self._work.device("scan", starts.nbytes + total * 8)
+        device_starts = scan[:starts.nbytes].view(np.int64).reshape(starts.shape)
+        device_starts.copy_to_device(starts)
+        ends = scan[starts.nbytes:starts.nbytes + total * 8].view(np.int64)
+        records.record_ends[blocks, threads](text, CHUNK, self.plan.dialect.quote, device_starts[0], device_starts[1],
+                                             ends)
         return ends, int(breaks.sum())
 
-    def _strings(self, cuda: Any, text: Any, out: dict, rows: int, cap: int
+    def _strings(self, cuda: Any, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
                  ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """Offsets (a scan of the lengths, on the host: one number per value)
         and the bytes, copied on the GPU."""
         from cuda_p2p.kernels import fields
 
-        lengths = out["str_len"].copy_to_host()
         offsets = np.zeros((lengths.shape[0], cap + 1), dtype=np.int32)
-        np.cumsum(lengths, axis=1, out=offsets[:, 1:])
+        np.cumsum(lengths[:, :rows], axis=1, out=offsets[:, 1:rows + 1])
         used = offsets[:, rows].astype(np.int64)
         stride = int(used.max(initial=0)) + 8
-        data = cuda.device_array((lengths.shape[0], stride), dtype=np.uint8)
-        if lengths.shape[0]:
-            blocks, threads = runtime.launch_shape(rows)
-            fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, out["str_start"][:, :rows], out["str_len"],
-                                                 cuda.to_device(offsets), data)
+        if not lengths.shape[0]:
+            return offsets, np.zeros(0, dtype=np.uint8), stride, used
+        area = self._work.device("strings", offsets.nbytes + lengths.shape[0] * stride)
+        device_offsets = area[:offsets.nbytes].view(np.int32).reshape(offsets.shape)
+        device_offsets.copy_to_device(offsets)
+        data = area[offsets.nbytes:offsets.nbytes + lengths.shape[0] * stride].reshape(lengths.shape[0], stride)
+        blocks, threads = runtime.launch_shape(rows)
+        fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, out["str_start"][:, :rows], out["str_len"],
+                                             device_offsets, data)
         return offsets, data.copy_to_host().reshape(-1), stride, used
 
     def _constants(self, cuda: Any) -> dict[str, Any]:
@@ -225,12 +235,87 @@ def _text_stager() -> PinnedStager:
     return _stager
 
 
-def _packed(cuda: Any, flags: Any, cap: int) -> np.ndarray:
-    """Byte flags ``(k, cap)`` packed into Arrow bitmaps ``(k, cap / 8)`` on the GPU."""
+class _Workspace:
+    """GPU byte buffers a parser reuses span after span, by name, each grown
+    when a span needs more: a span's CUDA calls are then copies and launches,
+    not allocations (each call from Python costs tens of microseconds). Safe
+    because a parser's spans run one at a time and each ends with a
+    synchronous copy back."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, Any] = {}
+
+    def device(self, name: str, nbytes: int) -> Any:
+        """Buffer ``name``, at least ``nbytes`` long (a multiple of 8 bytes)."""
+        nbytes = max(nbytes + (-nbytes) % 8, 8)
+        if name not in self._buffers or self._buffers[name].shape[0] < nbytes:
+            self._buffers.pop(name, None)
+            self._buffers[name] = runtime.cuda().device_array(nbytes + nbytes // 4, dtype=np.uint8)
+        return self._buffers[name]
+
+
+class _Layout:
+    """Named arrays one after another in one byte buffer (host or GPU), each
+    from an 8-byte boundary, so neighbours are copied or zeroed in one call.
+
+    >>> layout = _Layout({"a": (np.int32, (3,)), "b": (np.uint8, (2, 4))})
+    >>> views = layout.views(np.zeros(layout.nbytes, dtype=np.uint8))
+    >>> views["a"].shape, views["b"].shape, layout.nbytes
+    ((3,), (2, 4), 24)
+    """
+
+    def __init__(self, specs: dict[str, tuple[Any, tuple[int, ...]]]):
+        self.fields: dict[str, tuple[int, int, np.dtype, tuple[int, ...]]] = {}
+        at = 0
+        for name, (dtype, shape) in specs.items():
+            dtype = np.dtype(dtype)
+            nbytes = int(np.prod(shape)) * dtype.itemsize
+            self.fields[name] = (at, nbytes, dtype, shape)
+            at += nbytes + (-nbytes) % 8
+        self.nbytes = max(at, 8)
+
+    def views(self, buf: Any, first: Optional[str] = None, last: Optional[str] = None) -> dict[str, Any]:
+        """Each field (``first`` to ``last`` only, when given) as a view of ``buf``;
+        a field of no bytes as its own empty array."""
+        names = list(self.fields)
+        names = names[names.index(first):names.index(last) + 1] if first else names
+        views = {}
+        for name in names:
+            at, nbytes, dtype, shape = self.fields[name]
+            if nbytes == 0:
+                views[name] = np.empty(shape, dtype) if isinstance(buf, np.ndarray) else \
+                    runtime.cuda().device_array(shape, dtype)
+            else:
+                views[name] = buf[at:at + nbytes].view(dtype).reshape(shape)
+        views["_buffer"] = buf
+        return views
+
+    def region(self, views: dict[str, Any], first: str, last: str) -> Any:
+        """Fields ``first`` to ``last`` as one byte array of the buffer ``views`` came from."""
+        start = self.fields[first][0]
+        at, nbytes = self.fields[last][:2]
+        return views["_buffer"][start:at + nbytes + (-nbytes) % 8]
+
+
+def _output_layout(plan: FastPlan, rows: int, cap: int) -> _Layout:
+    """Where a span's outputs lie in the parser's ``out`` buffer: fields the
+    kernel only sets or adds to (zeroed first), then the outputs copied back,
+    then what stays on the GPU."""
+    n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
+    return _Layout({
+        "status": (np.int32, (1,)), "host_floats_used": (np.int64, (1,)), "null_counts": (np.int64, (plan.ncols,)),
+        "flags": (np.uint8, (n_bits, cap)), "valid": (np.uint8, (plan.ncols, cap)),
+        "i64": (np.int64, (n_i64, cap)), "i32": (np.int32, (n_i32, cap)), "f64": (np.float64, (n_f64, cap)),
+        "str_len": (np.int64, (n_str, cap)), "bits": (np.uint8, (n_bits, cap // 8)),
+        "validity": (np.uint8, (plan.ncols, cap // 8)),
+        "str_start": (np.int64, (n_str, cap)), "host_floats": (np.int64, (max(rows * n_f64, 1), 4)),
+    })
+
+
+def _zero(region: Any) -> None:
+    """Zeroes a device byte region (a multiple of 4 bytes) with one launch."""
     from cuda_p2p.kernels import bits
 
-    packed = cuda.device_array((flags.shape[0], cap // 8), dtype=np.uint8)
-    for k in range(flags.shape[0]):
-        blocks, threads = runtime.launch_shape(max(cap // 8, 1))
-        bits.pack_bits[blocks, threads](flags[k], packed[k])
-    return packed.copy_to_host()
+    words = region.view(np.uint32)
+    blocks, threads = runtime.launch_shape(words.shape[0])
+    bits.zero_words[blocks, threads](words)

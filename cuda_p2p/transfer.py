@@ -330,32 +330,20 @@ def _bitmap_bytes(n: int) -> int:
     return (n + 31) // 32 * 4
 
 
-def device_zeros(shape: tuple[int, ...], dtype: Any) -> Any:
-    """A zeroed GPU array, zeroed by a kernel (no host buffer of zeros copied over)."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    return _allocate(nbytes, True)[:nbytes].view(dtype).reshape(shape)
-
-
-def _allocate(nbytes: int, zeroed: bool, stager: Optional[PinnedStager] = None) -> Any:
+def _allocate(nbytes: int, zeroed: bool, stager: PinnedStager) -> Any:
     """A GPU byte array (at least one byte: no empty allocations), zeroed on the
-    GPU if asked (on the stager's stream, counted there, when one is given)."""
+    stager's stream if asked; counted there."""
     from cuda_p2p.kernels import bits
 
-    cuda = runtime.cuda()
     size = max(nbytes + (-nbytes) % 4, 4)
-    memory = cuda.device_array(size, dtype=np.uint8)
-    if stager is not None:
-        stager.allocations += 1
+    memory = runtime.cuda().device_array(size, dtype=np.uint8)
+    stager.allocations += 1
     if zeroed:
         words = memory.view(np.uint32)
         blocks, threads = runtime.launch_shape(words.shape[0])
         with runtime.KERNEL_TURN:
-            if stager is None:
-                bits.zero_words[blocks, threads](words)
-            else:
-                bits.zero_words[blocks, threads, stager.stream](words)
-                stager.launches += 1
+            bits.zero_words[blocks, threads, stager.stream](words)
+        stager.launches += 1
     return memory
 
 

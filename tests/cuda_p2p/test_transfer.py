@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 
 from cuda_p2p import GpuTable, to_gpu
+from cuda_p2p.transfer import ColumnBuilder, PinnedStager
 
 
 def _every_type(rows: int = 11) -> pa.Table:
@@ -62,6 +63,22 @@ def test_a_column_of_many_chunks_is_one_copy_per_buffer() -> None:
     assert gpu.to_arrow().equals(table)
     assert gpu.stats.copies == 4  # a: values, validity bits; s: offsets, bytes
     assert gpu.stats.launches <= 2  # the bitmap zeroed, the bits ORed in
+
+
+@pytest.mark.parametrize("name", ["i64", "b", "s"])
+def test_batches_before_the_first_null_stay_valid(name: str) -> None:
+    whole = _every_type(40).select([name])
+    column = whole.column(0).combine_chunks()
+    clean = pa.array([v for v in column.to_pylist() if v is not None][:9], column.type)
+    batches = [[clean.slice(0, 4), clean.slice(4, 5)], [column.slice(3, 14)], [clean.slice(1, 6)], [column.slice(17, 2)]]
+    stager = PinnedStager(64)
+    builder = ColumnBuilder(column.type, 3, 8, stager)  # estimates that fall short: buffers grow
+    for batch in batches:
+        builder.append_batch(batch)
+    gpu = builder.finish()
+    stager.finish()
+    expected = pa.concat_arrays([a for batch in batches for a in batch])
+    assert gpu.to_arrow().equals(expected) and gpu.null_count == expected.null_count > 0
 
 
 def test_empty_table_and_empty_strings() -> None:
