@@ -17,7 +17,9 @@ of ``--repeat`` rounds is reported. Timed up to the columns being in GPU memory:
 * ``pandas+cupy``: ``pandas.read_csv``, then ``cupy.asarray`` per numeric column;
 * ``ndp host->GPU``: ``cuda_p2p.read_csv(path)`` (host parse, pinned asynchronous copies);
 * ``ndp GPU parse``: ``cuda_p2p.read_csv(path, gpu_share=1.0)`` (spans the kernels
-  decline are parsed on the host: both counts are reported);
+  decline are parsed on the host: both counts are reported); again with 32 MiB spans
+  (``block_size=``): each GPU span pays a fixed cost in CUDA calls (lineitem SF1 on an
+  H200: 9.7 s for 365 spans of 2 MiB);
 * ``ndp P2P (emulated)``: ``cuda_p2p.read_csv(path, device=ComputationalSSD("modern-gen4"),
   split="device")``: wall time here, and the device Report's modeled makespan and P2P bytes;
 * ``cudf``: ``cudf.read_csv(path)`` when cudf imports.
@@ -26,7 +28,8 @@ The peers move their numeric columns only; ours and cudf move every column (stri
 dates too): each row records the bytes it left in GPU memory. Beside them, the parse
 alone (pyarrow, pandas, ``arrow_bridge.read_csv``), and the physical limits: pinned
 host -> GPU bandwidth and the raw text file's copy to the GPU. Text goes to the GPU
-through pinned bounce buffers: cuFile / GPUDirect Storage is not used.
+through pinned bounce buffers: cuFile / GPUDirect Storage is not used (whether it could
+run is probed and recorded: ``gpu.cufile``).
 
 Without a CUDA GPU (or under Numba's CUDA simulator) the GPU rows are recorded as
 skipped, with the reason, and only the CPU rows run. Results:
@@ -113,7 +116,7 @@ def gpu_facts() -> dict[str, Any]:
     from cuda_p2p import runtime
 
     facts: dict[str, Any] = {"device": runtime.describe(), "real_gpu": gpu_missing_reason() is None,
-                             "transfer": TRANSFER, "gpudirect_storage": False}
+                             "transfer": TRANSFER, "gpudirect_storage": False, "cufile": runtime.cufile_status()}
     cp = runtime.cupy() if facts["real_gpu"] else None
     if cp is not None:
         facts["cuda_runtime"] = cp.cuda.runtime.runtimeGetVersion()
@@ -248,6 +251,7 @@ def rows_for(ssd: Any) -> list[Row]:
         Row("pandas+cupy", True, _to_cupy("pandas-c", _pandas_numeric), _cupy_facts, _needs_cupy),
         Row("ndp host->GPU", True, _ours(), _gpu_table_facts),
         Row("ndp GPU parse", True, _ours(gpu_share=1.0), _gpu_table_facts),
+        Row("ndp GPU parse, 32 MiB spans", True, _ours(gpu_share=1.0, block_size=32 << 20), _gpu_table_facts),
         Row(f"ndp P2P (emulated {ssd.profile.name})", True, _ours(device=ssd, split="device"), _gpu_table_facts),
         Row("cudf", True, _cudf_setup, _cudf_facts, _needs_cudf),
     ]

@@ -13,8 +13,11 @@ True
 """
 from __future__ import annotations
 
+import ctypes
 import ctypes.util
 import functools
+import glob
+import sys
 import os
 import threading
 from types import ModuleType
@@ -139,3 +142,32 @@ def launch_shape(n: int, threads: int = 256) -> tuple[int, int]:
     if simulator_requested():
         threads = min(threads, 32)
     return max(1, (n + threads - 1) // threads), threads
+
+
+def cufile_status() -> str:
+    """Whether cuFile (GPUDirect Storage) could run here: its library found and
+    its driver opened, or why not. This package reads through pinned bounce
+    buffers either way; the answer goes into the GPU benchmark's results.
+
+    >>> cufile_status().split(":")[0] in ("no libcufile", "libcufile found", "cuFileDriverOpen")
+    True
+    """
+    candidates = [ctypes.util.find_library("cufile")] + sorted(
+        glob.glob(f"{sys.prefix}/lib/python3*/site-packages/nvidia/**/libcufile.so*", recursive=True))
+    library = next((c for c in candidates if c), None)
+    if library is None:
+        return "no libcufile: neither on the loader's path nor in nvidia-cufile's wheel"
+
+    class _Error(ctypes.Structure):
+        _fields_ = [("err", ctypes.c_int), ("cu_err", ctypes.c_int)]
+
+    try:
+        lib = ctypes.CDLL(library)
+        lib.cuFileDriverOpen.restype = _Error
+        opened = lib.cuFileDriverOpen()
+    except (OSError, AttributeError) as e:
+        return f"libcufile found: {library}, but not usable: {e}"
+    if opened.err == 0:
+        lib.cuFileDriverClose()
+        return f"cuFileDriverOpen: ok ({library})"
+    return f"cuFileDriverOpen: error {opened.err} (CUDA {opened.cu_err}; {library})"
