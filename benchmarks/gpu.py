@@ -204,10 +204,12 @@ def _ours(**options: Any) -> Callable[[int], ReadFn]:
 def _gpu_table_facts(table: Any) -> dict[str, Any]:
     stats = table.stats
     facts = {"rows": table.num_rows, "gpu_bytes": table.nbytes, "gpu_columns": len(table.columns),
-             "path": stats.path, "h2d_bytes": stats.h2d_bytes, "copies": stats.copies, "copy_s": stats.seconds}
+             "path": stats.path, "h2d_bytes": stats.h2d_bytes, "copies": stats.copies, "launches": stats.launches,
+             "allocations": stats.allocations, "batches": stats.batches, "delivery_s": stats.seconds}
     if stats.path == "gpu":
         facts |= {"spans_parsed_on_gpu": stats.spans_parsed_on_gpu,
-                  "spans_parsed_elsewhere": stats.spans_parsed_elsewhere}
+                  "spans_parsed_elsewhere": stats.spans_parsed_elsewhere, "gpu_parse_s": stats.gpu_parse_seconds,
+                  "gpu_text_copy_s": stats.gpu_text_seconds, "gpu_parse_gb_per_s": stats.gpu_parse_gb_per_s}
     if table.report is not None:
         facts |= {"modeled_makespan_s": table.report.makespan_s, "p2p_bytes": table.report.bytes["p2p"],
                   "host_link_bytes": table.report.bytes["host_link"]}
@@ -378,12 +380,21 @@ def ratio(base: dict, row: dict) -> Optional[float]:
 
 
 def _note(row: dict) -> str:
+    """What a row's table line adds after its figures.
+
+    >>> _note({"spans_parsed_on_gpu": 3, "spans_parsed_elsewhere": 1, "gpu_parse_gb_per_s": 2.5, "copies": 9})
+    'spans: 3 on GPU, 1 on host; parse 2.50 GB/s with the text on the GPU'
+    >>> _note({"copies": 40, "launches": 2})
+    '40 copies, 2 launches'
+    """
     if "spans_parsed_on_gpu" in row:
-        return f"spans: {row['spans_parsed_on_gpu']} on GPU, {row['spans_parsed_elsewhere']} on host"
+        speed = row.get("gpu_parse_gb_per_s")
+        return (f"spans: {row['spans_parsed_on_gpu']} on GPU, {row['spans_parsed_elsewhere']} on host" +
+                ("" if speed is None else f"; parse {speed:.2f} GB/s with the text on the GPU"))
     if "modeled_makespan_s" in row:
         return f"modeled makespan {row['modeled_makespan_s']:.3f} s, P2P {row['p2p_bytes'] / MB:.1f} MB"
-    if "copy_s" in row:
-        return f"copies {row['copy_s']:.3f} s"
+    if "copies" in row:
+        return f"{row['copies']} copies, {row.get('launches', 0)} launches"
     return ""
 
 

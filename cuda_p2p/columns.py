@@ -168,9 +168,23 @@ class TransferStats:
     launches: int = 0  # kernels launched to place them (bitmaps, zeroing)
     allocations: int = 0  # GPU buffers allocated for them
     batches: int = 0  # groups of spans copied together while the read went on
-    seconds: float = 0.0
+    seconds: float = 0.0  # from the delivery's start (the read's) to its last copy queued
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
+    gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU
+    gpu_parse_seconds: float = 0.0  # their parse, wall time: text in, kernels, outputs back
+    gpu_text_seconds: float = 0.0  # of which copying their text in
+
+    @property
+    def gpu_parse_gb_per_s(self) -> Optional[float]:
+        """GB/s of GPU parsing once the text is on the GPU (kernels and outputs
+        back; None when no span was parsed there).
+
+        >>> TransferStats(gpu_parsed_bytes=2 * 10**9, gpu_parse_seconds=1.5, gpu_text_seconds=0.5).gpu_parse_gb_per_s
+        2.0
+        """
+        seconds = self.gpu_parse_seconds - self.gpu_text_seconds
+        return self.gpu_parsed_bytes / seconds / 1e9 if self.gpu_parsed_bytes and seconds > 0 else None
     columns_streamed: int = 0  # copied span by span while the read went on
     columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
     growths: int = 0  # GPU buffers that outgrew their estimate (each a copy on the GPU)

@@ -43,6 +43,7 @@ class GpuExecutor:
         self.parsed_on_gpu = 0
         self.declined = 0
         self._parsers: dict[Any, GpuSpanParser] = {}  # by FastPlan (one per assignment of types)
+        self._closed_time = (0, 0.0, 0.0)  # gpu_time() of the parsers closed so far
         self._lock = threading.Lock()
 
     def start(self, read: ReadPlan) -> None:
@@ -75,12 +76,20 @@ class GpuExecutor:
             self.parsed_on_gpu += 1
         return result
 
+    def gpu_time(self) -> tuple[int, float, float]:
+        """``(text bytes, seconds, of which copying text in)`` of the spans parsed on the GPU."""
+        with self._lock:
+            parsers = list(self._parsers.values())
+        live = (sum(p.bytes for p in parsers), sum(p.seconds for p in parsers), sum(p.text_seconds for p in parsers))
+        return tuple(done + now for done, now in zip(self._closed_time, live))  # type: ignore[return-value]
+
     def finish(self, results: Sequence[SpanResult], plan: SpanPlan) -> None:
         return None
 
     def close(self) -> None:
         self.read = None
         self.host.close()
+        self._closed_time = self.gpu_time()
         self._parsers.clear()
 
     def _parser(self, plan: SpanPlan) -> Optional[GpuSpanParser]:

@@ -21,6 +21,7 @@ returns None and the host parses it.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Optional
 
 import numba as nb
@@ -80,13 +81,21 @@ class GpuSpanParser:
         self.plan = plan
         self._device_plan: Optional[dict[str, Any]] = None
         self._work = _Workspace()
+        self.spans = self.bytes = 0  # spans parsed here, and their text bytes
+        self.seconds = self.text_seconds = 0.0  # their wall time, of which the text's copy in
+        self._last_copy = 0.0
 
     def parse(self, buf: np.ndarray, counters: np.ndarray) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
         """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
         if len(buf) == 0 or buf[-1] != _LF:
             return None
         with runtime.KERNEL_TURN:
+            started = time.perf_counter()
             parsed = self._parse(buf)
+            if parsed is not None:
+                self.spans, self.bytes = self.spans + 1, self.bytes + len(buf)
+                self.seconds += time.perf_counter() - started
+                self.text_seconds += self._last_copy
         if parsed is None:
             return None
         rows, lines, out = parsed
@@ -99,9 +108,10 @@ class GpuSpanParser:
 
         cuda, work = runtime.cuda(), self._work
         text = work.device("text", len(buf))[:len(buf)]
-        stager = _text_stager()
+        stager, copy_started = _text_stager(), time.perf_counter()
         stager.put_bytes(text, buf)
         stager.finish()
+        self._last_copy = time.perf_counter() - copy_started
         bounds = self._record_ends(cuda, text, len(buf))
         if bounds is None:
             return None

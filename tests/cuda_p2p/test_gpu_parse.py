@@ -187,3 +187,11 @@ def test_timestamps_at_every_unit(unit: str, tz) -> None:
     gpu = _assert_same(data, block_size=256, dtype={"t": pa.timestamp(unit, tz)})
     if tz is None:
         assert gpu.stats.spans_parsed_on_gpu >= 3
+
+
+def test_gpu_parse_time_is_recorded(tmp_path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,b\n" + b"".join(b"%d,%d.25\n" % (k, k) for k in range(400)))
+    stats = cuda_p2p.read_csv(path, gpu_share=1.0, block_size=1024).stats
+    assert stats.spans_parsed_on_gpu > 1 and 0 < stats.gpu_parsed_bytes < path.stat().st_size
+    assert 0 < stats.gpu_text_seconds < stats.gpu_parse_seconds and stats.gpu_parse_gb_per_s > 0
