@@ -290,6 +290,11 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
             if kind != STRING or (params[j, 1] and quoted_nulls):
                 status[0] = GIVE_UP
                 return
+            if params[j, 0]:  # UTF-8 checked: non-ASCII goes to the host, as below
+                for k in range(s, e):
+                    if buf[k] >= 128:
+                        status[0] = GIVE_UP
+                        return
             str_start[slot, r] = -1 - s  # negative: copy_strings unescapes it
             str_len[slot, r] = e - s - doubled
             valid[j, r] = 1

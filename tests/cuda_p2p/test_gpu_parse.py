@@ -73,6 +73,7 @@ def test_plain_file_parsed_on_the_gpu_equals_the_host() -> None:
     b"a,b\n" + b"1,NA\n" * 30 + b"2,null\n",  # null spellings
     b"a\n" + b"9223372036854775807\n-9223372036854775808\n" * 10,  # int64 extremes
     b"f\n" + b"0.1\n1e22\n1e23\n-0.0\n123456789012345678\n.5\n5.\n1e-400\ninf\n" * 4,  # Clinger and beyond
+    b'a,s\n' + b'1,"x"\n' * 12 + b'2,"""\xf4\x90\x80\x80"\n' + b'3,"y"\n' * 4,  # invalid UTF-8 after a doubled quote
 ])
 def test_edge_cases_match_the_host(body: bytes) -> None:
     _assert_same(body, block_size=32)
