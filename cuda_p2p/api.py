@@ -1,11 +1,11 @@
 """``cuda_p2p.read_csv``: CSV into GPU memory, by one of three paths.
 
-* host (default): the host's threads parse; each span's buffers start for
-  the GPU as soon as the span is checked, while later spans parse, through
-  pinned staging buffers and asynchronous copies (:mod:`cuda_p2p.delivery`);
+* host (default): the host's threads parse; checked spans go to the GPU in
+  batches while later spans parse, through pinned staging buffers and
+  asynchronous copies (:mod:`cuda_p2p.delivery`);
 * P2P (``device=``): an emulated computational SSD parses; its task arenas
-  go to the GPU the same way, span by span,
-  and the device's Report models the P2P path (its ``bytes["p2p"]``);
+  go to the GPU the same way, in batches, and the device's Report models the
+  P2P path (its ``bytes["p2p"]``);
 * GPU (``gpu_share=``): that share of the spans is parsed on the GPU by
   CUDA kernels (:mod:`cuda_p2p.gpu_parse`), the rest where it would be.
 
@@ -55,19 +55,19 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     runtime.cuda()  # a clear error before any parsing when there is no GPU
     offload = [GpuExecutor(HostExecutor(), gpu_share)] if gpu_share > 0 else []
     delivery = SpanDelivery(bytes_to_parse(source, options.get("byte_range")), staging_bytes, batch_bytes)
+    stats = TransferStats(path="p2p" if device is not None else ("gpu" if gpu_share > 0 else "host"))
     try:
         with collect() as reports, _gpu_destination(device) as gpu_device:
             table = arrow_bridge.read_csv(source, device=gpu_device, split=split, offload=offload,
                                           sinks=[delivery], **options)
+        gpu_table = delivery.finish(table, stats)  # copies too: a read under one batch copies only here
     except BaseException:
         delivery.close()
         raise
-    stats = TransferStats(path="p2p" if device is not None else ("gpu" if gpu_share > 0 else "host"))
     if offload:
         stats.spans_parsed_on_gpu = offload[0].parsed_on_gpu
         stats.spans_parsed_elsewhere = offload[0].spans_seen - offload[0].parsed_on_gpu
         stats.gpu_parsed_bytes, stats.gpu_parse_seconds, stats.gpu_text_seconds = offload[0].gpu_time()
-    gpu_table = delivery.finish(table, stats)
     gpu_table.report = reports.reports[-1] if device is not None and reports.reports else None
     return gpu_table
 

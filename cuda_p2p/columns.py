@@ -185,7 +185,7 @@ class TransferStats:
         """
         seconds = self.gpu_parse_seconds - self.gpu_text_seconds
         return self.gpu_parsed_bytes / seconds / 1e9 if self.gpu_parsed_bytes and seconds > 0 else None
-    columns_streamed: int = 0  # copied span by span while the read went on
+    columns_streamed: int = 0  # copied in batches while the read went on
     columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
     growths: int = 0  # GPU buffers that outgrew their estimate (each a copy on the GPU)
 

@@ -68,7 +68,7 @@ class SpanDelivery:
             builder = self.builders[j]
             if builder is None or builder.type != array.type:  # a type that changed: copied at the end
                 self.builders[j] = None
-                self.pending.pop(j, None)
+                self.pending_bytes -= sum(a.nbytes for a in self.pending.pop(j, ()))
                 continue
             self.pending[j].append(array)
             self.pending_bytes += array.nbytes
@@ -76,11 +76,11 @@ class SpanDelivery:
         if self.pending_bytes >= self.batch_bytes:
             self._flush()
 
-    def _flush(self) -> None:
-        """Starts the copies of the batch gathered so far."""
+    def _flush(self, columns: Optional[set[int]] = None) -> None:
+        """Starts the copies of the batch gathered so far (of ``columns`` only, when given)."""
         for j, chunks in self.pending.items():
             builder = self.builders.get(j)
-            if builder is not None and chunks:
+            if builder is not None and chunks and (columns is None or j in columns):
                 builder.append_batch(chunks)
         self.batches += bool(self.pending)
         self.pending.clear()
@@ -99,8 +99,9 @@ class SpanDelivery:
     def finish(self, table: pa.Table, stats: TransferStats) -> GpuTable:
         """The GPU table of the finished ``table``: columns copied while it was read
         where they match it chunk for chunk, the others copied now."""
-        self._flush()
         by_chunks = {tuple(ids): j for j, ids in self.copied.items() if self.builders.get(j) is not None}
+        matched = {by_chunks.get(tuple(chunk_identity(c) for c in column.chunks)) for column in table.columns}
+        self._flush(matched)  # the last batch, of the columns the Table kept
         columns: list[GpuColumn] = []
         for column in table.columns:
             j = by_chunks.pop(tuple(chunk_identity(c) for c in column.chunks), None)

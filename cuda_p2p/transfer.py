@@ -8,10 +8,12 @@ filling the next pinned buffer overlaps the DMA of the previous one. A batch
 costs a few copies and launches whatever its number of chunks: each CUDA call
 made from Python costs tens of microseconds, which at one call per chunk and
 buffer decided the time (measured on an H200: 845 MB in 5,800 chunks took
-4.3 s, see docs/gpu.md). Nothing is concatenated on the GPU; the gather into
-pinned memory is the only host pass. String offsets are rebased while they
-are gathered; bitmaps are gathered on the host and ORed into place on the GPU
-(:mod:`cuda_p2p.kernels.bits`), since batches start at any bit. A validity
+4.3 s, see docs/gpu.md). Nothing is concatenated on the GPU; values and
+string bytes take one host pass, the gather into pinned memory, string
+offsets rebased on the way. Bitmaps, where a column has nulls or is boolean,
+take one more: unpacked, joined and packed again on the host (a byte per row
+for a moment), then ORed into place on the GPU (:mod:`cuda_p2p.kernels.bits`),
+since batches start at any bit. A validity
 bitmap is allocated at the column's first null (a column without nulls has
 none, as in Arrow). Sized exactly (:func:`to_gpu`, a finished Table) a column
 is allocated once; sized by an estimate (:mod:`cuda_p2p.delivery`, spans as
@@ -34,6 +36,7 @@ from cuda_p2p import runtime
 from cuda_p2p.columns import GpuColumn, GpuTable, TransferStats, device_width
 
 DEFAULT_STAGING = 8 << 20  # bytes per pinned buffer; two of them
+_INT32_MAX = 2**31 - 1
 
 
 class PinnedStager:
@@ -147,7 +150,7 @@ def to_gpu(table: pa.Table, *, staging_bytes: int = DEFAULT_STAGING, stats: Opti
 
 
 def column_to_gpu(column: pa.ChunkedArray, stager: "PinnedStager") -> GpuColumn:
-    """One column, allocated at its exact size and filled chunk by chunk."""
+    """One column, allocated at its exact size and filled as one batch of its chunks."""
     builder = ColumnBuilder(column.type, len(column), sum(string_bytes(c) for c in column.chunks), stager,
                             nullable=column.null_count > 0)
     builder.append_batch(column.chunks)
@@ -212,10 +215,6 @@ class ColumnBuilder:
     def growths(self) -> int:
         return sum(b.growths for b in (self.validity, self.values, self.offsets, self.data) if b is not None)
 
-    def append(self, chunk: pa.Array) -> None:
-        """Copies ``chunk`` (this column's type) after the rows so far."""
-        self.append_batch([chunk])
-
     def append_batch(self, chunks: Sequence[pa.Array]) -> None:
         """Copies ``chunks`` (this column's type), in order, after the rows so far:
         one staged copy per buffer for all of them."""
@@ -273,6 +272,9 @@ class ColumnBuilder:
             if stop > first:
                 data.append(np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop])
             at += stop - first
+        if not self.large and at > _INT32_MAX:
+            raise OverflowError(f"a {self.type} column of {at} bytes passes its int32 offsets; read it as "
+                                f"{'large_binary' if pa.types.is_binary(self.type) else 'large_string'} (dtype=)")
         offsets.append(np.array([at], dtype=np.int64 if self.large else np.int32))
         shifts.append(0)
         memory = self.offsets.reserve((row + n + 1) * width, (row + 1) * width)
@@ -289,7 +291,7 @@ class ColumnBuilder:
         flight on the stager's stream until its ``finish``)."""
         n = self.rows
         out = GpuColumn(self.type, n, n if pa.types.is_null(self.type) else self.null_count)
-        if self.validity is not None and self.null_count and not pa.types.is_null(self.type):
+        if self.validity is not None:  # made at the first null
             out.validity = self.validity.memory[:_bitmap_bytes(n)]
         if self.values is not None:
             out.values = self.values.memory[:_bitmap_bytes(n) if self.width == 0 else n * self.width]
@@ -360,7 +362,7 @@ def _launch_bits(dst: Any, row: int, count: int, stager: PinnedStager, src: Any 
         if src is None:
             bits.set_bits[blocks, threads, stager.stream](words, row, count)
         else:
-            bits.or_bits[blocks, threads, stager.stream](src, 0, count, words, row)
+            bits.or_bits[blocks, threads, stager.stream](src, count, words, row)
     stager.launches += 1
 
 

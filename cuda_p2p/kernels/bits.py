@@ -8,12 +8,11 @@ import numpy as np
 from numba import cuda
 
 @cuda.jit
-def or_bits(src, src_bit, count, dst_words, dst_bit):
-    """Sets bit ``dst_bit + i`` of ``dst_words`` where bit ``src_bit + i`` of ``src`` is set, ``i < count``."""
+def or_bits(src, count, dst_words, dst_bit):
+    """Sets bit ``dst_bit + i`` of ``dst_words`` where bit ``i`` of ``src`` is set, ``i < count``."""
     i = cuda.grid(1)
     if i < count:
-        s = src_bit + i
-        if (src[s >> 3] >> (s & 7)) & 1:
+        if (src[i >> 3] >> (i & 7)) & 1:
             d = dst_bit + i
             cuda.atomic.or_(dst_words, d >> 5, np.uint32(1 << (d & 31)))
 

@@ -76,3 +76,29 @@ def test_spans_are_copied_in_batches_whatever_their_number(tmp_path) -> None:
     assert many_spans.stats.copies == one_span.stats.copies == 5  # a, b, d values; c offsets and bytes
     assert many_spans.stats.batches == 1 and span_by_span.stats.batches == expected.column(0).num_chunks
     assert span_by_span.stats.copies == 5 * span_by_span.stats.batches
+
+
+def test_columns_copied_again_are_not_copied_first(tmp_path) -> None:
+    # a late string in "a" re-parses every span, and the filter replaces every column: all three are
+    # copied again from the Table, so the batch still pending at the end is not copied at all
+    path = _file(tmp_path, b"a,b,s\n" + b"".join(b"%d,%d.5,name %d\n" % (k, k, k) for k in range(3000))
+                 + b"x,1.5,late\n")
+    gpu = cuda_p2p.read_csv(path, block_size=4096, filters=[("b", "<", 100.0)])
+    table = gpu.to_arrow()
+    assert table.equals(arrow_bridge.read_csv(path, block_size=4096, filters=[("b", "<", 100.0)]))
+    assert gpu.stats.columns_recopied == 3 and gpu.stats.h2d_bytes < table.nbytes + 64
+
+
+def test_a_failure_while_copying_the_last_batch_leaves_nothing_in_flight(tmp_path, monkeypatch) -> None:
+    from cuda_p2p.delivery import SpanDelivery
+
+    closed = []
+    monkeypatch.setattr(SpanDelivery, "close", lambda self: closed.append(self))
+    monkeypatch.setattr(SpanDelivery, "_flush", lambda self, columns=None: (_ for _ in ()).throw(MemoryError("GPU")))
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(50))
+    try:
+        cuda_p2p.read_csv(path)  # under one batch: every copy starts in finish()
+    except MemoryError:
+        assert len(closed) == 1
+    else:
+        raise AssertionError("the copy's failure was lost")

@@ -97,3 +97,12 @@ def test_dictionary_columns_say_what_to_do() -> None:
 def test_staging_buffers_hold_whole_words() -> None:
     with pytest.raises(ValueError, match="8-byte"):
         to_gpu(pa.table({"a": [1]}), staging_bytes=12)
+
+
+def test_string_offsets_past_int32_say_to_read_large_strings(monkeypatch) -> None:
+    from cuda_p2p import transfer
+
+    monkeypatch.setattr(transfer, "_INT32_MAX", 10)  # 2 GiB of strings, scaled down
+    with pytest.raises(OverflowError, match="int32 offsets; read it as large_string"):
+        to_gpu(pa.table({"s": ["abcdef", "ghijkl"]}))
+    assert to_gpu(pa.table({"s": pa.array(["abcdef", "ghijkl"], pa.large_string())})).num_rows == 2
