@@ -178,7 +178,9 @@ class TransferStats:
     @property
     def gpu_parse_gb_per_s(self) -> Optional[float]:
         """GB/s of GPU parsing once the text is on the GPU (kernels and outputs
-        back; None when no span was parsed there).
+        back; None when no span was parsed there). Spans the GPU declined
+        after trying are left out, their time too: many of them and this
+        overstates what a read got.
 
         >>> TransferStats(gpu_parsed_bytes=2 * 10**9, gpu_parse_seconds=1.5, gpu_text_seconds=0.5).gpu_parse_gb_per_s
         2.0

@@ -129,7 +129,7 @@ class GpuSpanParser:
             rules.quoted_nulls, *d["nulls"], *d["trues"], *d["falses"], out["i64"], out["i32"], out["f64"],
             out["flags"], out["valid"], out["str_start"], out["str_len"], out["null_counts"], out["host_floats"],
             out["host_floats_used"], out["status"])
-        back = np.empty(layout.nbytes, dtype=np.uint8)  # this span's own: its Arrow arrays are views of it
+        back = np.empty(layout.end("validity"), dtype=np.uint8)  # this span's own: its arrays are views of it
         small = layout.views(back, "status", "null_counts")
         layout.region(out, "status", "null_counts").copy_to_host(layout.region(small, "status", "null_counts"))
         if small["status"][0]:
@@ -143,7 +143,7 @@ class GpuSpanParser:
         if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), host["f64"],
                                         rules.decimal_point):
             return None
-        offsets, data, stride, used = self._strings(cuda, text, out, host["str_len"], rows, cap)
+        offsets, data, stride, used = self._strings(cuda, text, out, out["str_len"].copy_to_host(), rows, cap)
         return rows, lines, FusedBuffers(host["i64"], host["i32"], host["f64"], host["bits"], offsets, data, stride,
                                          used, host["validity"], small["null_counts"])
 
@@ -186,7 +186,7 @@ class GpuSpanParser:
         device_offsets.copy_to_device(offsets)
         data = area[offsets.nbytes:offsets.nbytes + lengths.shape[0] * stride].reshape(lengths.shape[0], stride)
         blocks, threads = runtime.launch_shape(rows)
-        fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, out["str_start"][:, :rows], out["str_len"],
+        fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, rows, out["str_start"], out["str_len"],
                                              device_offsets, data)
         return offsets, data.copy_to_host().reshape(-1), stride, used
 
@@ -300,25 +300,28 @@ class _Layout:
         views["_buffer"] = buf
         return views
 
+    def end(self, name: str) -> int:
+        """Where field ``name`` ends (its padding included)."""
+        at, nbytes = self.fields[name][:2]
+        return at + nbytes + (-nbytes) % 8
+
     def region(self, views: dict[str, Any], first: str, last: str) -> Any:
         """Fields ``first`` to ``last`` as one byte array of the buffer ``views`` came from."""
-        start = self.fields[first][0]
-        at, nbytes = self.fields[last][:2]
-        return views["_buffer"][start:at + nbytes + (-nbytes) % 8]
+        return views["_buffer"][self.fields[first][0]:self.end(last)]
 
 
 def _output_layout(plan: FastPlan, rows: int, cap: int) -> _Layout:
     """Where a span's outputs lie in the parser's ``out`` buffer: fields the
-    kernel only sets or adds to (zeroed first), then the outputs copied back,
-    then what stays on the GPU."""
+    kernel only sets or adds to (zeroed first), then the outputs the span's
+    Arrow arrays keep (copied back together), then the rest."""
     n_i64, n_i32, n_f64, n_bits, n_str = plan.counts
     return _Layout({
         "status": (np.int32, (1,)), "host_floats_used": (np.int64, (1,)), "null_counts": (np.int64, (plan.ncols,)),
         "flags": (np.uint8, (n_bits, cap)), "valid": (np.uint8, (plan.ncols, cap)),
         "i64": (np.int64, (n_i64, cap)), "i32": (np.int32, (n_i32, cap)), "f64": (np.float64, (n_f64, cap)),
-        "str_len": (np.int64, (n_str, cap)), "bits": (np.uint8, (n_bits, cap // 8)),
-        "validity": (np.uint8, (plan.ncols, cap // 8)),
-        "str_start": (np.int64, (n_str, cap)), "host_floats": (np.int64, (max(rows * n_f64, 1), 4)),
+        "bits": (np.uint8, (n_bits, cap // 8)), "validity": (np.uint8, (plan.ncols, cap // 8)),
+        "str_len": (np.int64, (n_str, cap)), "str_start": (np.int64, (n_str, cap)),
+        "host_floats": (np.int64, (max(rows * n_f64, 1), 4)),
     })
 
 

@@ -356,10 +356,10 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
 
 
 @cuda.jit
-def copy_strings(buf, quote, str_start, str_len, offsets, data):
-    """Row ``r`` of string slot ``k``: its bytes at ``offsets[k, r]`` of ``data[k]``."""
+def copy_strings(buf, quote, rows, str_start, str_len, offsets, data):
+    """Row ``r < rows`` of string slot ``k``: its bytes at ``offsets[k, r]`` of ``data[k]``."""
     r = cuda.grid(1)
-    if r >= str_start.shape[1]:
+    if r >= rows:
         return
     for k in range(str_start.shape[0]):
         at = offsets[k, r]
