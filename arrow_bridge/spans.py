@@ -59,9 +59,13 @@ class Span:
 
     @property
     def buf(self) -> np.ndarray:
-        """The span's bytes; an unread span reads them on first use (two
-        threads asking at once may both read: harmless, ``_buf`` is set before
-        ``_source`` is cleared)."""
+        """The span's bytes; an unread span reads them on first use (:meth:`read`)."""
+        return self.read()
+
+    def read(self) -> np.ndarray:
+        """The span's bytes, read now in the calling thread if they were not yet
+        (two threads asking at once may both read: harmless, ``_buf`` is set
+        before ``_source`` is cleared)."""
         if self._source is not None:
             into = self.block[:self.length] if self.block is not None else None
             self._buf, self._source = self._source.read_range(self.offset, self.length, into), None

@@ -174,6 +174,9 @@ class TransferStats:
     gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU
     gpu_parse_seconds: float = 0.0  # their parse, wall time: text in, kernels, outputs back
     gpu_text_seconds: float = 0.0  # of which copying their text in
+    columns_streamed: int = 0  # copied in batches while the read went on
+    columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
+    growths: int = 0  # GPU buffers that outgrew their estimate (each a copy on the GPU)
 
     @property
     def gpu_parse_gb_per_s(self) -> Optional[float]:
@@ -187,9 +190,6 @@ class TransferStats:
         """
         seconds = self.gpu_parse_seconds - self.gpu_text_seconds
         return self.gpu_parsed_bytes / seconds / 1e9 if self.gpu_parsed_bytes and seconds > 0 else None
-    columns_streamed: int = 0  # copied in batches while the read went on
-    columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
-    growths: int = 0  # GPU buffers that outgrew their estimate (each a copy on the GPU)
 
     def add_copies(self, stager: Any) -> None:
         """Counts what a :class:`~cuda_p2p.transfer.PinnedStager` copied."""

@@ -100,11 +100,10 @@ class SpanDelivery:
         """The GPU table of the finished ``table``: columns copied while it was read
         where they match it chunk for chunk, the others copied now."""
         by_chunks = {tuple(ids): j for j, ids in self.copied.items() if self.builders.get(j) is not None}
-        matched = {by_chunks.get(tuple(chunk_identity(c) for c in column.chunks)) for column in table.columns}
-        self._flush(matched)  # the last batch, of the columns the Table kept
+        kept = [by_chunks.pop(tuple(chunk_identity(c) for c in column.chunks), None) for column in table.columns]
+        self._flush(set(kept))  # the last batch, of the columns the Table kept
         columns: list[GpuColumn] = []
-        for column in table.columns:
-            j = by_chunks.pop(tuple(chunk_identity(c) for c in column.chunks), None)
+        for column, j in zip(table.columns, kept):
             if j is not None:
                 builder = self.builders[j]
                 stats.growths += builder.growths

@@ -25,7 +25,7 @@ from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.executors.host import HostExecutor
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
-from cuda_p2p.gpu_parse import GpuSpanParser, supports
+from cuda_p2p.gpu_parse import GpuParseTime, GpuSpanParser, supports
 
 GPU = "gpu"  # SpanResult.side of a span the GPU parsed
 
@@ -43,7 +43,7 @@ class GpuExecutor:
         self.parsed_on_gpu = 0
         self.declined = 0
         self._parsers: dict[Any, GpuSpanParser] = {}  # by FastPlan (one per assignment of types)
-        self._closed_time = (0, 0.0, 0.0)  # gpu_time() of the parsers closed so far
+        self.time = GpuParseTime()  # of the spans its parsers parsed, across the reader's restarts
         self._lock = threading.Lock()
 
     def start(self, read: ReadPlan) -> None:
@@ -76,20 +76,12 @@ class GpuExecutor:
             self.parsed_on_gpu += 1
         return result
 
-    def gpu_time(self) -> tuple[int, float, float]:
-        """``(text bytes, seconds, of which copying text in)`` of the spans parsed on the GPU."""
-        with self._lock:
-            parsers = list(self._parsers.values())
-        live = (sum(p.bytes for p in parsers), sum(p.seconds for p in parsers), sum(p.text_seconds for p in parsers))
-        return tuple(done + now for done, now in zip(self._closed_time, live))  # type: ignore[return-value]
-
     def finish(self, results: Sequence[SpanResult], plan: SpanPlan) -> None:
         return None
 
     def close(self) -> None:
         self.read = None
         self.host.close()
-        self._closed_time = self.gpu_time()
         self._parsers.clear()
 
     def _parser(self, plan: SpanPlan) -> Optional[GpuSpanParser]:
@@ -99,5 +91,5 @@ class GpuExecutor:
             return None
         with self._lock:
             if fast not in self._parsers:
-                self._parsers[fast] = GpuSpanParser(fast)
+                self._parsers[fast] = GpuSpanParser(fast, self.time)
             return self._parsers[fast]

@@ -22,6 +22,7 @@ returns None and the host parses it.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Optional
 
 import numba as nb
@@ -73,17 +74,26 @@ _COUNTER_OF_KIND = {columns.SIGNED: INTS_CONVERTED, columns.FLOAT: FLOATS_CONVER
                     columns.TIMESTAMP: TEMPORALS_CONVERTED}
 
 
+@dataclass
+class GpuParseTime:
+    """Text bytes and wall seconds of the spans parsed on the GPU (declined
+    ones left out), and of those seconds, the text's copy in."""
+
+    bytes: int = 0
+    seconds: float = 0.0
+    text_seconds: float = 0.0
+
+
 class GpuSpanParser:
     """Parses spans at one :class:`FastPlan`'s types on the GPU (one span at a
-    time, whichever the plan: callers on several threads take turns)."""
+    time, whichever the plan: callers on several threads take turns), adding
+    the time of those it parses to ``time``."""
 
-    def __init__(self, plan: FastPlan):
+    def __init__(self, plan: FastPlan, time_spent: Optional[GpuParseTime] = None):
         self.plan = plan
+        self.time = time_spent if time_spent is not None else GpuParseTime()
         self._device_plan: Optional[dict[str, Any]] = None
         self._work = _Workspace()
-        self.spans = self.bytes = 0  # spans parsed here, and their text bytes
-        self.seconds = self.text_seconds = 0.0  # their wall time, of which the text's copy in
-        self._last_copy = 0.0
 
     def parse(self, buf: np.ndarray, counters: np.ndarray) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
         """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
@@ -91,11 +101,13 @@ class GpuSpanParser:
             return None
         with runtime.KERNEL_TURN:
             started = time.perf_counter()
-            parsed = self._parse(buf)
+            text = self._text_on_gpu(buf)
+            copied = time.perf_counter()
+            parsed = self._parse(buf, text)
             if parsed is not None:
-                self.spans, self.bytes = self.spans + 1, self.bytes + len(buf)
-                self.seconds += time.perf_counter() - started
-                self.text_seconds += self._last_copy
+                self.time.bytes += len(buf)
+                self.time.seconds += time.perf_counter() - started
+                self.time.text_seconds += copied - started
         if parsed is None:
             return None
         rows, lines, out = parsed
@@ -103,21 +115,24 @@ class GpuSpanParser:
         return rows, lines, self.plan.wrap(rows, out)
 
     # ---- steps --------------------------------------------------------------------------------
-    def _parse(self, buf: np.ndarray) -> Optional[tuple[int, int, FusedBuffers]]:
-        from cuda_p2p.kernels import bits, fields
-
-        cuda, work = runtime.cuda(), self._work
-        text = work.device("text", len(buf))[:len(buf)]
-        stager, copy_started = _text_stager(), time.perf_counter()
+    def _text_on_gpu(self, buf: np.ndarray) -> Any:
+        """The span's text in the parser's GPU buffer, through the pinned ring."""
+        text = self._work.device("text", len(buf))[:len(buf)]
+        stager = _text_stager()
         stager.put_bytes(text, buf)
         stager.finish()
-        self._last_copy = time.perf_counter() - copy_started
-        bounds = self._record_ends(cuda, text, len(buf))
+        return text
+
+    def _parse(self, buf: np.ndarray, text: Any) -> Optional[tuple[int, int, FusedBuffers]]:
+        from cuda_p2p.kernels import bits, fields
+
+        work = self._work
+        bounds = self._record_ends(text, len(buf))
         if bounds is None:
             return None
         ends, lines = bounds
         rows = ends.shape[0]
-        plan, d = self.plan, self._constants(cuda)
+        plan, d = self.plan, self._constants()
         cap = (rows + 63) & ~63  # a multiple of 64: packed bitmaps end on whole words
         layout = _output_layout(plan, rows, cap)
         out = layout.views(work.device("out", layout.nbytes))
@@ -143,16 +158,16 @@ class GpuSpanParser:
         if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), host["f64"],
                                         rules.decimal_point):
             return None
-        offsets, data, stride, used = self._strings(cuda, text, out, out["str_len"].copy_to_host(), rows, cap)
+        offsets, data, stride, used = self._strings(text, out, out["str_len"].copy_to_host(), rows, cap)
         return rows, lines, FusedBuffers(host["i64"], host["i32"], host["f64"], host["bits"], offsets, data, stride,
                                          used, host["validity"], small["null_counts"])
 
-    def _record_ends(self, cuda: Any, text: Any, n: int) -> Optional[tuple[Any, int]]:
+    def _record_ends(self, text: Any, n: int) -> Optional[tuple[Any, int]]:
         """Every record's end (its LF) as a device array, and the span's line breaks."""
         from cuda_p2p.kernels import records
 
         chunks = (n + CHUNK - 1) // CHUNK
-        counts = self._work.device("counts", 4 * chunks * 8)[:4 * chunks * 8].view(np.int64).reshape(4, chunks)
+        counts = self._work.arrays("counts", counts=(np.int64, (4, chunks)))["counts"]
         blocks, threads = runtime.launch_shape(chunks)
         records.chunk_counts[blocks, threads](text, CHUNK, self.plan.dialect.quote, counts[0], counts[1], counts[2],
                                               counts[3])
@@ -160,16 +175,13 @@ class GpuSpanParser:
         starts_inside, first_record, total, open_quote = records.scan_chunks(quotes, outside, inside)
         if open_quote or total == 0:
             return None
-        starts = np.stack([starts_inside.astype(np.int64), first_record])
-        scan = self._work.device("scan", starts.nbytes + total * 8)
-        device_starts = scan[:starts.nbytes].view(np.int64).reshape(starts.shape)
-        device_starts.copy_to_device(starts)
-        ends = scan[starts.nbytes:starts.nbytes + total * 8].view(np.int64)
-        records.record_ends[blocks, threads](text, CHUNK, self.plan.dialect.quote, device_starts[0], device_starts[1],
-                                             ends)
-        return ends, int(breaks.sum())
+        scan = self._work.arrays("scan", starts=(np.int64, (2, chunks)), ends=(np.int64, (total,)))
+        scan["starts"].copy_to_device(np.stack([starts_inside.astype(np.int64), first_record]))
+        records.record_ends[blocks, threads](text, CHUNK, self.plan.dialect.quote, scan["starts"][0],
+                                             scan["starts"][1], scan["ends"])
+        return scan["ends"], int(breaks.sum())
 
-    def _strings(self, cuda: Any, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
+    def _strings(self, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
                  ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """Offsets (a scan of the lengths, on the host: one number per value)
         and the bytes, copied on the GPU."""
@@ -181,19 +193,18 @@ class GpuSpanParser:
         stride = int(used.max(initial=0)) + 8
         if not lengths.shape[0]:
             return offsets, np.zeros(0, dtype=np.uint8), stride, used
-        area = self._work.device("strings", offsets.nbytes + lengths.shape[0] * stride)
-        device_offsets = area[:offsets.nbytes].view(np.int32).reshape(offsets.shape)
-        device_offsets.copy_to_device(offsets)
-        data = area[offsets.nbytes:offsets.nbytes + lengths.shape[0] * stride].reshape(lengths.shape[0], stride)
+        area = self._work.arrays("strings", offsets=(np.int32, offsets.shape),
+                                 data=(np.uint8, (lengths.shape[0], stride)))
+        area["offsets"].copy_to_device(offsets)
         blocks, threads = runtime.launch_shape(rows)
         fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, rows, out["str_start"], out["str_len"],
-                                             device_offsets, data)
-        return offsets, data.copy_to_host().reshape(-1), stride, used
+                                             area["offsets"], area["data"])
+        return offsets, area["data"].copy_to_host().reshape(-1), stride, used
 
-    def _constants(self, cuda: Any) -> dict[str, Any]:
+    def _constants(self) -> dict[str, Any]:
         """The plan's arrays on the GPU, copied once."""
         if self._device_plan is None:
-            plan, rules = self.plan, self.plan.rules
+            cuda, plan, rules = runtime.cuda(), self.plan, self.plan.rules
             spelled = {name: (*(cuda.to_device(a) for a in spellings[:3]), bool(spellings[3]))
                        for name, spellings in dict(nulls=rules.nulls, trues=rules.trues, falses=rules.falses).items()}
             self._device_plan = dict(kinds=cuda.to_device(plan.kinds), slots=cuda.to_device(plan.slots),
@@ -262,6 +273,11 @@ class _Workspace:
             self._buffers.pop(name, None)
             self._buffers[name] = runtime.cuda().device_array(nbytes + nbytes // 4, dtype=np.uint8)
         return self._buffers[name]
+
+    def arrays(self, name: str, **specs: tuple[Any, tuple[int, ...]]) -> dict[str, Any]:
+        """Arrays ``{field: (dtype, shape)}`` laid out in buffer ``name`` (:class:`_Layout`)."""
+        layout = _Layout(specs)
+        return layout.views(self.device(name, layout.nbytes))
 
 
 class _Layout:

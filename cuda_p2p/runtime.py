@@ -17,8 +17,8 @@ import ctypes
 import ctypes.util
 import functools
 import glob
-import sys
 import os
+import sys
 import threading
 from types import ModuleType
 from typing import Any, Optional

@@ -13,12 +13,11 @@ string bytes take one host pass, the gather into pinned memory, string
 offsets rebased on the way. Bitmaps, where a column has nulls or is boolean,
 take one more: unpacked, joined and packed again on the host (a byte per row
 for a moment), then ORed into place on the GPU (:mod:`cuda_p2p.kernels.bits`),
-since batches start at any bit. A validity
-bitmap is allocated at the column's first null (a column without nulls has
-none, as in Arrow). Sized exactly (:func:`to_gpu`, a finished Table) a column
-is allocated once; sized by an estimate (:mod:`cuda_p2p.delivery`, spans as
-they are parsed) a buffer that falls short grows: a larger one, and a copy on
-the GPU.
+since batches start at any bit. A validity bitmap is allocated at the
+column's first null (a column without nulls has none, as in Arrow). Sized
+exactly (:func:`to_gpu`, a finished Table) a column is allocated once; sized
+by an estimate (:mod:`cuda_p2p.delivery`, spans as they are parsed) a buffer
+that falls short grows: a larger one, and a copy on the GPU.
 
 >>> from cuda_p2p.transfer import DEFAULT_STAGING
 >>> DEFAULT_STAGING
@@ -151,8 +150,7 @@ def to_gpu(table: pa.Table, *, staging_bytes: int = DEFAULT_STAGING, stats: Opti
 
 def column_to_gpu(column: pa.ChunkedArray, stager: "PinnedStager") -> GpuColumn:
     """One column, allocated at its exact size and filled as one batch of its chunks."""
-    builder = ColumnBuilder(column.type, len(column), sum(string_bytes(c) for c in column.chunks), stager,
-                            nullable=column.null_count > 0)
+    builder = ColumnBuilder(column.type, len(column), sum(string_bytes(c) for c in column.chunks), stager)
     builder.append_batch(column.chunks)
     return builder.finish()
 
@@ -181,20 +179,18 @@ class ColumnBuilder:
     """One column's GPU buffers, filled with Arrow chunks of its type in row order.
 
     ``rows`` and ``data_bytes`` are capacities (exact, or estimates that may be
-    passed: buffers then grow). ``nullable=False`` promises no chunk has nulls;
-    otherwise a validity bitmap is made at the first null, as Arrow has one
-    only where a value is null.
+    passed: buffers then grow). A validity bitmap is made at the first null, as
+    Arrow has one only where a value is null.
     """
 
-    def __init__(self, type_: pa.DataType, rows: int, data_bytes: int, stager: "PinnedStager", *,
-                 nullable: bool = True):
+    def __init__(self, type_: pa.DataType, rows: int, data_bytes: int, stager: "PinnedStager"):
         if pa.types.is_dictionary(type_):
             raise NotImplementedError("dictionary columns on the GPU: read them as strings (no auto_dict_encode) "
                                       "or decode with pyarrow after to_arrow()")
-        self.type, self.stager, self.nullable, self.capacity = type_, stager, nullable, rows
+        self.type, self.stager, self.capacity = type_, stager, rows
         self.rows = self.data_at = self.null_count = 0
         self.width = device_width(type_)
-        self.large = pa.types.is_large_string(type_) or pa.types.is_large_binary(type_)
+        self.offset_dtype = _offset_dtype(type_)
         self.validity: Optional[DeviceBuffer] = None
         self.values = self.offsets = self.data = None
         if pa.types.is_null(type_):
@@ -204,12 +200,8 @@ class ColumnBuilder:
         elif self.width is not None:
             self.values = DeviceBuffer(rows * self.width, False, stager)
         else:
-            self.offsets = DeviceBuffer((rows + 1) * self.offset_width, False, stager)
+            self.offsets = DeviceBuffer((rows + 1) * self.offset_dtype.itemsize, False, stager)
             self.data = DeviceBuffer(data_bytes, False, stager)
-
-    @property
-    def offset_width(self) -> int:
-        return 8 if self.large else 4
 
     @property
     def growths(self) -> int:
@@ -221,8 +213,6 @@ class ColumnBuilder:
         chunks = [c for c in chunks if len(c)]
         n, row = sum(len(c) for c in chunks), self.rows
         nulls = sum(c.null_count for c in chunks)
-        if nulls and not self.nullable:
-            raise ValueError("a chunk with nulls for a column built without a validity bitmap")
         if nulls and not pa.types.is_null(self.type) or self.validity is not None:
             self._append_validity(chunks, row, n)
         self.null_count += nulls
@@ -262,7 +252,7 @@ class ColumnBuilder:
 
     def _append_strings(self, chunks: list[pa.Array], n: int) -> None:
         """The chunks' offsets (rebased to where their bytes go) and bytes."""
-        row, width = self.rows, self.offset_width
+        row, width = self.rows, self.offset_dtype.itemsize
         offsets, shifts, data, at = [], [], [], self.data_at
         for chunk in chunks:
             chunk_offsets = _offsets(chunk)
@@ -272,10 +262,10 @@ class ColumnBuilder:
             if stop > first:
                 data.append(np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop])
             at += stop - first
-        if not self.large and at > _INT32_MAX:
+        if width == 4 and at > _INT32_MAX:
             raise OverflowError(f"a {self.type} column of {at} bytes passes its int32 offsets; read it as "
                                 f"{'large_binary' if pa.types.is_binary(self.type) else 'large_string'} (dtype=)")
-        offsets.append(np.array([at], dtype=np.int64 if self.large else np.int32))
+        offsets.append(np.array([at], dtype=self.offset_dtype))
         shifts.append(0)
         memory = self.offsets.reserve((row + n + 1) * width, (row + 1) * width)
         gather = Gather(offsets, shifts)
@@ -297,8 +287,8 @@ class ColumnBuilder:
             out.values = self.values.memory[:_bitmap_bytes(n) if self.width == 0 else n * self.width]
         if self.offsets is not None:
             if n == 0:  # one zero offset
-                self.stager.put_bytes(self.offsets.memory, np.zeros(1, dtype=np.int64 if self.large else np.int32))
-            out.offsets = self.offsets.memory[:(n + 1) * self.offset_width].view(np.int64 if self.large else np.int32)
+                self.stager.put_bytes(self.offsets.memory, np.zeros(1, dtype=self.offset_dtype))
+            out.offsets = self.offsets.memory[:(n + 1) * self.offset_dtype.itemsize].view(self.offset_dtype)
             out.data = self.data.memory[:self.data_at]
         return out
 
@@ -380,7 +370,11 @@ def string_bytes(chunk: pa.Array) -> int:
     return stop - first
 
 
+def _offset_dtype(type_: pa.DataType) -> np.dtype:
+    """The offsets' dtype of a string or binary type (int64 for the large ones)."""
+    return np.dtype(np.int64 if pa.types.is_large_string(type_) or pa.types.is_large_binary(type_) else np.int32)
+
+
 def _offsets(chunk: pa.Array) -> np.ndarray:
-    large = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
-    dtype = np.int64 if large else np.int32
-    return np.frombuffer(chunk.buffers()[1], dtype=dtype)[chunk.offset: chunk.offset + len(chunk) + 1]
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=_offset_dtype(chunk.type))
+    return offsets[chunk.offset: chunk.offset + len(chunk) + 1]

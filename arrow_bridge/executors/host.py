@@ -48,7 +48,7 @@ class HostExecutor:
         return False
 
     def parse(self, span: Span, plan: SpanPlan) -> SpanResult:
-        span.buf  # an unread span is read now, in this thread, and its time is not the parse's (calibration)
+        span.read()  # before the clock starts: reading is not parsing (calibration fits parse time)
         started = time.perf_counter()
         result = SpanResult(span)
         if not (plan.fast is not None and self.parse_fast(span, plan, result)):
