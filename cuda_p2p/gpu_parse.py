@@ -8,8 +8,9 @@ converting its fields (:mod:`cuda_p2p.kernels.fields`), then the string
 bytes copied to their offsets and the validity and boolean flags packed
 into Arrow bitmaps (:mod:`cuda_p2p.kernels.bits`). A parser reuses its GPU
 buffers span after span and keeps a span's outputs side by side, so a span
-costs about a dozen CUDA calls (each tens of microseconds from Python)
-instead of about seventy. The outputs come back as
+costs a few launches and copies (each tens of microseconds from Python) and
+no allocation once its buffers have grown (``python -m benchmarks.cuda_calls``
+counts them). The outputs come back as
 :class:`arrow_bridge.fast_path.FusedBuffers`, wrapped into Arrow arrays by
 the span's :class:`~arrow_bridge.fast_path.FastPlan` exactly as the host's
 are. A span the kernels decline (see :mod:`cuda_p2p.kernels.fields`)
