@@ -7,12 +7,12 @@ line policy: the host decides). So every accepted value must be the host's
 value; anything unusual is declined:
 
 * ints: ``-?digits`` within the type's range (no blanks, ``+``, hex);
-* floats: ``[+-]?digits[.digits][(e|E)[+-]?digits]`` with at most 15
-  significant digits and a power of ten within 10**±22 are rounded here
-  (Clinger's exact case: one IEEE multiply or divide of two exact numbers is
-  correctly rounded, on the GPU as on the CPU); other text of that grammar is
-  listed for the host's own parser to round (those fields only);
-  ``inf``/``nan`` decline;
+* floats: ``[+-]?digits[.digits][(e|E)[+-]?digits]`` are rounded here by
+  the host's own algorithms (Clinger's exact case, else Eisel-Lemire on the
+  first 19 significant digits, compiled for the GPU from the same source);
+  the rare text they cannot decide (a value within 1e-19 of a rounding
+  boundary, an exponent of six digits or more) is listed for the host's
+  parser to round, those fields only; ``inf``/``nan`` decline;
 * dates: ``YYYY-MM-DD``, a real calendar day; timestamps without a time
   zone: ``YYYY-MM-DD`` or ``YYYY-MM-DD[ T]hh:mm:ss`` (fractions, zones,
   shorter clocks decline);
@@ -25,9 +25,11 @@ value; anything unusual is declined:
 Days are counted by the host's own :func:`~arrow_bridge.numbers.parse_dates.days_from_civil`,
 compiled for the GPU from the same Python source.
 """
+import numba as nb
 import numpy as np
 from numba import cuda
 
+from arrow_bridge.numbers.eisel_lemire import DOUBLE, bits_to_float64, decimal_to_bits
 from arrow_bridge.numbers.parse_dates import days_from_civil
 
 # Field kinds: the host converters' codes (arrow_bridge.kernels.columns / fused).
@@ -39,7 +41,8 @@ CR = 13
 
 _days = cuda.jit(device=True)(days_from_civil.py_func)
 _POW10 = np.array([10.0 ** k for k in range(23)], dtype=np.float64)  # exact up to 10**22
-_MAX_EXACT = 1 << 53
+_MAX_EXACT = np.uint64(1 << 53)
+_SIGN = np.uint64(1 << 63)
 
 
 @cuda.jit(device=True)
@@ -89,29 +92,37 @@ def parse_int(buf, s, e, bits):
 
 NOT_A_FLOAT = 0  # outside the grammar (or a spelling the GPU leaves to the host): decline the span
 EXACT = 1  # the value, rounded exactly
-ROUND_ON_HOST = 2  # a float, but not Clinger's case: the host's parser rounds this field
+ROUND_ON_HOST = 2  # a float, but too close to a rounding boundary to tell here: the host's parser rounds it
+
+_U10 = np.uint64(10)
+_MAX_W_DIGITS = 19  # significant digits a uint64 always holds
 
 
 @cuda.jit(device=True)
 def parse_float(buf, s, e, decimal_point):
-    """``(state, value)``: EXACT with Clinger's exactly rounded value,
-    ROUND_ON_HOST for other text of the grammar, NOT_A_FLOAT otherwise."""
+    """``(state, value)``: EXACT with the correctly rounded value, ROUND_ON_HOST
+    for text of the grammar the fast algorithms cannot decide, NOT_A_FLOAT otherwise.
+
+    Rounding is the host's own: Clinger's exact case, else Eisel-Lemire on the
+    first 19 significant digits (:func:`~arrow_bridge.numbers.eisel_lemire.decimal_to_bits`,
+    compiled for the GPU from the same source; with more digits, it decides only
+    when both ends of the truncation interval round alike)."""
     i = s
     negative = False
     if i < e and (buf[i] == 45 or buf[i] == 43):
         negative = buf[i] == 45
         i += 1
-    w = 0
+    w = np.uint64(0)
     digits = 0
     q = 0
     seen = 0
     while i < e and 48 <= buf[i] <= 57:
         if w or buf[i] != 48:
             digits += 1
-            if digits <= 15:
-                w = w * 10 + digit(buf, i)
+            if digits <= _MAX_W_DIGITS:
+                w = w * _U10 + np.uint64(buf[i] - 48)
             else:
-                q += 1  # digits past the 15th only count (the host rounds such values)
+                q += 1  # digits past the 19th only scale (w is then a truncated prefix)
         seen += 1
         i += 1
     if i < e and buf[i] == decimal_point:
@@ -119,8 +130,8 @@ def parse_float(buf, s, e, decimal_point):
         while i < e and 48 <= buf[i] <= 57:
             if w or buf[i] != 48:
                 digits += 1
-                if digits <= 15:
-                    w = w * 10 + digit(buf, i)
+                if digits <= _MAX_W_DIGITS:
+                    w = w * _U10 + np.uint64(buf[i] - 48)
                     q -= 1
             else:
                 q -= 1
@@ -149,14 +160,24 @@ def parse_float(buf, s, e, decimal_point):
         q += -x if exp_negative else x
     if i != e:
         return NOT_A_FLOAT, 0.0
-    if digits > 15 or long_exponent:
+    if long_exponent:
         return ROUND_ON_HOST, 0.0
-    value = float(w)
-    if w != 0:
-        if q < -22 or q > 22:
-            return ROUND_ON_HOST, 0.0
+    if w <= _MAX_EXACT and -22 <= q <= 22 and digits <= _MAX_W_DIGITS:  # Clinger: one exact rounding
+        value = float(w)
         value = value * _POW10[q] if q >= 0 else value / _POW10[-q]
-    return EXACT, -value if negative else value
+        return EXACT, -value if negative else value
+    decided, value = _lemire(w, q, digits > _MAX_W_DIGITS, negative)
+    return (EXACT, value) if decided else (ROUND_ON_HOST, 0.0)
+
+
+@nb.njit(cache=True)
+def _lemire(w, q, truncated, negative):
+    """``(decided, ±w * 10**q)`` by the host's Eisel-Lemire. A CPU function on
+    purpose: numba-cuda compiles it for the GPU where a kernel calls it, and
+    under the CUDA simulator it runs as compiled host code (its bit cast is an
+    LLVM intrinsic, which plain Python cannot call)."""
+    bits, decided = decimal_to_bits(w, q, truncated, DOUBLE)
+    return decided, bits_to_float64(bits | _SIGN if negative else bits)
 
 
 @cuda.jit(device=True)
