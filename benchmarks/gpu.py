@@ -155,6 +155,17 @@ def _peer_reader(name: str) -> Callable[[int], ReadFn]:
     return lambda threads: READERS_BY_NAME[name].setup(threads)
 
 
+def _ssd_to_host(ssd: Any) -> Callable[[int], ReadFn]:
+    """``arrow_bridge.read_csv`` through the emulated SSD into a host Table: the
+    P2P row's work less its copies to the GPU."""
+    def setup(threads: int) -> ReadFn:
+        import arrow_bridge
+
+        return lambda path: arrow_bridge.read_csv(path, n_threads=threads, device=ssd, split="device")
+
+    return setup
+
+
 def _to_cupy(name: str, numeric: Callable[[Any], list[Any]]) -> Callable[[int], ReadFn]:
     """Reader ``name``, then ``cupy.asarray`` of each host array ``numeric(result)`` lists."""
     def setup(threads: int) -> ReadFn:
@@ -212,7 +223,8 @@ def _gpu_table_facts(table: Any) -> dict[str, Any]:
     if stats.path == "gpu":
         facts |= {"spans_parsed_on_gpu": stats.spans_parsed_on_gpu,
                   "spans_parsed_elsewhere": stats.spans_parsed_elsewhere, "gpu_parse_s": stats.gpu_parse_seconds,
-                  "gpu_text_copy_s": stats.gpu_text_seconds, "gpu_parse_gb_per_s": stats.gpu_parse_gb_per_s}
+                  "gpu_text_copy_s": stats.gpu_text_seconds, "gpu_parse_gb_per_s": stats.gpu_parse_gb_per_s,
+                  "gpu_parse_steps_s": stats.gpu_parse_steps}
     if table.report is not None:
         facts |= {"modeled_makespan_s": table.report.makespan_s, "p2p_bytes": table.report.bytes["p2p"],
                   "host_link_bytes": table.report.bytes["host_link"]}
@@ -255,6 +267,7 @@ def rows_for(ssd: Any) -> list[Row]:
         Row(CPU_BASE, False, _peer_reader("pyarrow"), host_rows),
         Row("pandas (parse only)", False, _peer_reader("pandas-c"), host_rows),
         Row("ndp (parse only)", False, _peer_reader("ndp"), host_rows),
+        Row(f"ndp SSD->host ({ssd.profile.name})", False, _ssd_to_host(ssd), host_rows),
         Row(GPU_BASE, True, _to_cupy("pyarrow", _arrow_numeric), _cupy_facts, _needs_cupy),
         Row("pandas+cupy", True, _to_cupy("pandas-c", _pandas_numeric), _cupy_facts, _needs_cupy),
         Row("ndp host->GPU", True, _ours(), _gpu_table_facts),
@@ -390,15 +403,18 @@ def ratio(base: dict, row: dict) -> Optional[float]:
 def _note(row: dict) -> str:
     """What a row's table line adds after its figures.
 
-    >>> _note({"spans_parsed_on_gpu": 3, "spans_parsed_elsewhere": 1, "gpu_parse_gb_per_s": 2.5, "copies": 9})
-    'spans: 3 on GPU, 1 on host; parse 2.50 GB/s with the text on the GPU'
+    >>> _note({"spans_parsed_on_gpu": 3, "spans_parsed_elsewhere": 1, "gpu_parse_gb_per_s": 2.5, "copies": 9,
+    ...        "gpu_parse_steps_s": {"text": 0.25, "convert": 0.125}})
+    'spans: 3 on GPU, 1 on host; parse 2.50 GB/s with the text on the GPU; s by step: text 0.250, convert 0.125'
     >>> _note({"copies": 40, "launches": 2})
     '40 copies, 2 launches'
     """
     if "spans_parsed_on_gpu" in row:
         speed = row.get("gpu_parse_gb_per_s")
+        steps = ", ".join(f"{name} {seconds:.3f}" for name, seconds in row.get("gpu_parse_steps_s", {}).items())
         return (f"spans: {row['spans_parsed_on_gpu']} on GPU, {row['spans_parsed_elsewhere']} on host" +
-                ("" if speed is None else f"; parse {speed:.2f} GB/s with the text on the GPU"))
+                ("" if speed is None else f"; parse {speed:.2f} GB/s with the text on the GPU") +
+                (f"; s by step: {steps}" if steps else ""))
     if "modeled_makespan_s" in row:
         return f"modeled makespan {row['modeled_makespan_s']:.3f} s, P2P {row['p2p_bytes'] / MB:.1f} MB"
     if "copies" in row:
@@ -485,6 +501,8 @@ def bench_gpu(args: argparse.Namespace) -> int:
             if "total_s" in floor:
                 print(f"raw text -> GPU: read {floor['read_s']:.3f} s + copy {floor['h2d_s']:.3f} s "
                       f"({floor['h2d_gb_per_s']:.1f} GB/s)")
+            # written after every data set too: a run cut off by the device's time keeps what it measured
+            write_result(f"gpu-{args.host_tag}.json", payload, args.out)
     out = write_result(f"gpu-{args.host_tag}.json", payload, args.out)
     print(f"-> {out}")
     return 1 if failed else 0

@@ -174,6 +174,7 @@ class TransferStats:
     gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU
     gpu_parse_seconds: float = 0.0  # their parse, wall time: text in, kernels, outputs back
     gpu_text_seconds: float = 0.0  # of which copying their text in
+    gpu_parse_steps: dict[str, float] = field(default_factory=dict)  # all of it by step (gpu_parse.GpuParseTime)
     columns_streamed: int = 0  # copied in batches while the read went on
     columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
     growths: int = 0  # GPU buffers that outgrew their estimate (each a copy on the GPU)

@@ -23,7 +23,7 @@ returns None and the host parses it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numba as nb
@@ -78,11 +78,46 @@ _COUNTER_OF_KIND = {columns.SIGNED: INTS_CONVERTED, columns.FLOAT: FLOATS_CONVER
 @dataclass
 class GpuParseTime:
     """Text bytes and wall seconds of the spans parsed on the GPU (declined
-    ones left out), and of those seconds, the text's copy in."""
+    ones left out), and those seconds by step: ``text`` copied in, ``records``
+    (the record-end scans), ``convert`` (the field kernel), ``back`` (outputs
+    to the host), ``host_floats`` (floats the GPU left undecided, rounded on
+    the host), ``strings`` (bytes placed, and back).
+
+    >>> spent = GpuParseTime()
+    >>> spent.add(1000, {"text": 0.25, "convert": 0.5})
+    >>> spent.seconds, spent.text_seconds
+    (0.75, 0.25)
+    """
 
     bytes: int = 0
     seconds: float = 0.0
-    text_seconds: float = 0.0
+    steps: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def text_seconds(self) -> float:
+        """Of ``seconds``, the text's copy in."""
+        return self.steps.get("text", 0.0)
+
+    def add(self, nbytes: int, steps: dict[str, float]) -> None:
+        """One parsed span: its text bytes and its seconds by step."""
+        self.bytes += nbytes
+        self.seconds += sum(steps.values())
+        for name, seconds in steps.items():
+            self.steps[name] = self.steps.get(name, 0.0) + seconds
+
+
+class _Laps:
+    """Wall seconds between calls, by name (the GPU calls a step ends with
+    synchronize, so a lap is the step's time)."""
+
+    def __init__(self) -> None:
+        self.steps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.steps[name] = self.steps.get(name, 0.0) + now - self._last
+        self._last = now
 
 
 class GpuSpanParser:
@@ -101,14 +136,12 @@ class GpuSpanParser:
         if len(buf) == 0 or buf[-1] != _LF:
             return None
         with runtime.KERNEL_TURN:
-            started = time.perf_counter()
+            laps = _Laps()
             text = self._text_on_gpu(buf)
-            copied = time.perf_counter()
-            parsed = self._parse(buf, text)
+            laps("text")
+            parsed = self._parse(buf, text, laps)
             if parsed is not None:
-                self.time.bytes += len(buf)
-                self.time.seconds += time.perf_counter() - started
-                self.time.text_seconds += copied - started
+                self.time.add(len(buf), laps.steps)
         if parsed is None:
             return None
         rows, lines, out = parsed
@@ -124,11 +157,12 @@ class GpuSpanParser:
         stager.finish()
         return text
 
-    def _parse(self, buf: np.ndarray, text: Any) -> Optional[tuple[int, int, FusedBuffers]]:
+    def _parse(self, buf: np.ndarray, text: Any, laps: _Laps) -> Optional[tuple[int, int, FusedBuffers]]:
         from cuda_p2p.kernels import bits, fields
 
         work = self._work
         bounds = self._record_ends(text, len(buf))
+        laps("records")
         if bounds is None:
             return None
         ends, lines = bounds
@@ -148,6 +182,7 @@ class GpuSpanParser:
         back = np.empty(layout.end("validity"), dtype=np.uint8)  # this span's own: its arrays are views of it
         small = layout.views(back, "status", "null_counts")
         layout.region(out, "status", "null_counts").copy_to_host(layout.region(small, "status", "null_counts"))
+        laps("convert")
         if small["status"][0]:
             return None
         host = layout.views(back, "i64", "validity")
@@ -156,10 +191,13 @@ class GpuSpanParser:
         blocks, threads = runtime.launch_shape(max(flags.shape[0] // 8, 1))
         bits.pack_bits[blocks, threads](flags, layout.region(out, "bits", "validity"))
         layout.region(out, "i64", "validity").copy_to_host(layout.region(host, "i64", "validity"))
+        laps("back")
         if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), host["f64"],
                                         rules.decimal_point):
             return None
+        laps("host_floats")
         offsets, data, stride, used = self._strings(text, out, out["str_len"].copy_to_host(), rows, cap)
+        laps("strings")
         return rows, lines, FusedBuffers(host["i64"], host["i32"], host["f64"], host["bits"], offsets, data, stride,
                                          used, host["validity"], small["null_counts"])
 

@@ -14,7 +14,7 @@ import pytest
 from benchmarks import gpu
 
 SIZES = ["--scale-factor", "0.001", "--edge-rows", "2000", "--float-rows", "1000"]  # seconds, not minutes
-CPU_ROWS = (gpu.CPU_BASE, "pandas (parse only)", "ndp (parse only)")
+CPU_ROWS = (gpu.CPU_BASE, "pandas (parse only)", "ndp (parse only)", "ndp SSD->host (modern-gen4)")
 
 needs_tpchgen = pytest.mark.skipif(
     shutil.which("tpchgen-cli") is None and not Path(sys.executable).with_name("tpchgen-cli").exists(),
