@@ -238,7 +238,11 @@ class GpuSpanParser:
         blocks, threads = runtime.launch_shape(rows)
         fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, rows, out["str_start"], out["str_len"],
                                              area["offsets"], area["data"])
-        return offsets, area["data"].copy_to_host().reshape(-1), stride, used
+        data = np.empty(lengths.shape[0] * stride, dtype=np.uint8)  # each slot's used bytes only come back:
+        for k, n in enumerate(used.tolist()):                        # slots are padded to the longest one
+            if n:
+                area["data"][k, :n].copy_to_host(data[k * stride:k * stride + n])
+        return offsets, data, stride, used
 
     def _constants(self) -> dict[str, Any]:
         """The plan's arrays on the GPU, copied once."""
