@@ -172,7 +172,7 @@ class TransferStats:
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
     gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU
-    gpu_parse_seconds: float = 0.0  # their parse, wall time: text in, kernels, outputs back
+    gpu_parse_seconds: float = 0.0  # their parse, each span's wall time summed: text in, kernels, outputs back
     gpu_text_seconds: float = 0.0  # of which copying their text in
     gpu_parse_steps: dict[str, float] = field(default_factory=dict)  # all of it by step (gpu_parse.GpuParseTime)
     columns_streamed: int = 0  # copied in batches while the read went on
@@ -184,7 +184,8 @@ class TransferStats:
         """GB/s of GPU parsing once the text is on the GPU (kernels and outputs
         back; None when no span was parsed there). Spans the GPU declined
         after trying are left out, their time too: many of them and this
-        overstates what a read got.
+        overstates what a read got. Spans of several threads overlap and
+        their times add up: then it understates the GPU's speed.
 
         >>> TransferStats(gpu_parsed_bytes=2 * 10**9, gpu_parse_seconds=1.5, gpu_text_seconds=0.5).gpu_parse_gb_per_s
         2.0

@@ -6,11 +6,12 @@ record ends by a parallel scan of
 quote parity (:mod:`cuda_p2p.kernels.records`), then one thread per record
 converting its fields (:mod:`cuda_p2p.kernels.fields`), then the string
 bytes copied to their offsets and the validity and boolean flags packed
-into Arrow bitmaps (:mod:`cuda_p2p.kernels.bits`). A parser reuses its GPU
-buffers span after span and keeps a span's outputs side by side, so a span
-costs a few launches and copies (each tens of microseconds from Python) and
-no allocation once its buffers have grown (``python -m benchmarks.cuda_calls``
-counts them). The outputs come back as
+into Arrow bitmaps (:mod:`cuda_p2p.kernels.bits`). Spans of several threads
+run at once, each on a lane (its own GPU buffers, CUDA stream and pinned
+ring, reused span after span and read after read); a span's outputs lie side
+by side, so a span costs a few launches and copies (each tens of
+microseconds from Python) and no allocation once its lane's buffers have
+grown (``python -m benchmarks.cuda_calls`` counts them). The outputs come back as
 :class:`arrow_bridge.fast_path.FusedBuffers`, wrapped into Arrow arrays by
 the span's :class:`~arrow_bridge.fast_path.FastPlan` exactly as the host's
 are. A span the kernels decline (see :mod:`cuda_p2p.kernels.fields`)
@@ -22,9 +23,11 @@ returns None and the host parses it.
 """
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import numba as nb
 import numpy as np
@@ -47,7 +50,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from cuda_p2p import runtime
-from cuda_p2p.transfer import PinnedStager
+from cuda_p2p.transfer import DEFAULT_STAGING, PinnedStager
 
 CHUNK = 256  # bytes per thread in the record-boundary scan
 _LF = 10
@@ -78,7 +81,9 @@ _COUNTER_OF_KIND = {columns.SIGNED: INTS_CONVERTED, columns.FLOAT: FLOATS_CONVER
 @dataclass
 class GpuParseTime:
     """Text bytes and wall seconds of the spans parsed on the GPU (declined
-    ones left out), and those seconds by step: ``text`` copied in, ``records``
+    ones left out; spans on several threads overlap, so this is a sum of
+    their times, more than the read's), and those seconds by step: ``text``
+    copied into the pinned ring and queued, ``records``
     (the record-end scans), ``convert`` (the field kernel), ``back`` (outputs
     to the host), ``host_floats`` (floats the GPU left undecided, rounded on
     the host), ``strings`` (bytes placed, and back).
@@ -92,6 +97,7 @@ class GpuParseTime:
     bytes: int = 0
     seconds: float = 0.0
     steps: dict[str, float] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def text_seconds(self) -> float:
@@ -100,10 +106,11 @@ class GpuParseTime:
 
     def add(self, nbytes: int, steps: dict[str, float]) -> None:
         """One parsed span: its text bytes and its seconds by step."""
-        self.bytes += nbytes
-        self.seconds += sum(steps.values())
-        for name, seconds in steps.items():
-            self.steps[name] = self.steps.get(name, 0.0) + seconds
+        with self._lock:
+            self.bytes += nbytes
+            self.seconds += sum(steps.values())
+            for name, seconds in steps.items():
+                self.steps[name] = self.steps.get(name, 0.0) + seconds
 
 
 class _Laps:
@@ -121,47 +128,40 @@ class _Laps:
 
 
 class GpuSpanParser:
-    """Parses spans at one :class:`FastPlan`'s types on the GPU (one span at a
-    time, whichever the plan: callers on several threads take turns), adding
-    the time of those it parses to ``time``."""
+    """Parses spans at one :class:`FastPlan`'s types on the GPU, adding the time
+    of those it parses to ``time``. Spans from several threads run side by
+    side, each on a lane of its own (:class:`_Lane`: GPU buffers, a CUDA
+    stream, a pinned ring), so that one span's host work (its text copied in,
+    its outputs copied out) overlaps another's; only kernel launches take
+    turns (Numba's simulator runs no two kernels at once)."""
 
     def __init__(self, plan: FastPlan, time_spent: Optional[GpuParseTime] = None):
         self.plan = plan
         self.time = time_spent if time_spent is not None else GpuParseTime()
         self._device_plan: Optional[dict[str, Any]] = None
-        self._work = _Workspace()
+        self._plan_lock = threading.Lock()
 
     def parse(self, buf: np.ndarray, counters: np.ndarray) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
         """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
         if len(buf) == 0 or buf[-1] != _LF:
             return None
-        with runtime.KERNEL_TURN:
+        with _lane() as lane:
             laps = _Laps()
-            text = self._text_on_gpu(buf)
+            text = lane.text_on_gpu(buf)
             laps("text")
-            parsed = self._parse(buf, text, laps)
-            if parsed is not None:
-                self.time.add(len(buf), laps.steps)
+            parsed = self._parse(lane, buf, text, laps)
         if parsed is None:
             return None
+        self.time.add(len(buf), laps.steps)
         rows, lines, out = parsed
         self._count(counters, len(buf), rows, out)
         return rows, lines, self.plan.wrap(rows, out)
 
     # ---- steps --------------------------------------------------------------------------------
-    def _text_on_gpu(self, buf: np.ndarray) -> Any:
-        """The span's text in the parser's GPU buffer, through the pinned ring."""
-        text = self._work.device("text", len(buf))[:len(buf)]
-        stager = _text_stager()
-        stager.put_bytes(text, buf)
-        stager.finish()
-        return text
-
-    def _parse(self, buf: np.ndarray, text: Any, laps: _Laps) -> Optional[tuple[int, int, FusedBuffers]]:
+    def _parse(self, lane: _Lane, buf: np.ndarray, text: Any, laps: _Laps) -> Optional[tuple[int, int, FusedBuffers]]:
         from cuda_p2p.kernels import bits, fields
 
-        work = self._work
-        bounds = self._record_ends(text, len(buf))
+        bounds = self._record_ends(lane, text, len(buf))
         laps("records")
         if bounds is None:
             return None
@@ -170,57 +170,55 @@ class GpuSpanParser:
         plan, d = self.plan, self._constants()
         cap = (rows + 63) & ~63  # a multiple of 64: packed bitmaps end on whole words
         layout = _output_layout(plan, rows, cap)
-        out = layout.views(work.device("out", layout.nbytes))
-        _zero(layout.region(out, "status", "valid"))
+        out = layout.views(lane.work.device("out", layout.nbytes))
+        words = layout.region(out, "status", "valid").view(np.uint32)
+        lane.launch(bits.zero_words, words.shape[0], words)
         rules, dialect = plan.rules, plan.dialect
-        blocks, threads = runtime.launch_shape(rows)
-        fields.parse_records[blocks, threads](
-            text, ends, plan.ncols, dialect.delimiter, dialect.quote, d["kinds"], d["slots"], d["params"],
-            rules.quoted_nulls, *d["nulls"], *d["trues"], *d["falses"], out["i64"], out["i32"], out["f64"],
-            out["flags"], out["valid"], out["str_start"], out["str_len"], out["null_counts"], out["host_floats"],
-            out["host_floats_used"], out["status"])
+        lane.launch(fields.parse_records, rows,
+                    text, ends, plan.ncols, dialect.delimiter, dialect.quote, d["kinds"], d["slots"], d["params"],
+                    rules.quoted_nulls, *d["nulls"], *d["trues"], *d["falses"], out["i64"], out["i32"], out["f64"],
+                    out["flags"], out["valid"], out["str_start"], out["str_len"], out["null_counts"],
+                    out["host_floats"], out["host_floats_used"], out["status"])
         back = np.empty(layout.end("validity"), dtype=np.uint8)  # this span's own: its arrays are views of it
         small = layout.views(back, "status", "null_counts")
-        layout.region(out, "status", "null_counts").copy_to_host(layout.region(small, "status", "null_counts"))
+        lane.to_host(layout.region(out, "status", "null_counts"), layout.region(small, "status", "null_counts"))
         laps("convert")
         if small["status"][0]:
             return None
         host = layout.views(back, "i64", "validity")
         listed = int(small["host_floats_used"][0])
         flags = layout.region(out, "flags", "valid")
-        blocks, threads = runtime.launch_shape(max(flags.shape[0] // 8, 1))
-        bits.pack_bits[blocks, threads](flags, layout.region(out, "bits", "validity"))
-        layout.region(out, "i64", "validity").copy_to_host(layout.region(host, "i64", "validity"))
+        lane.launch(bits.pack_bits, max(flags.shape[0] // 8, 1), flags, layout.region(out, "bits", "validity"))
+        lane.to_host(layout.region(out, "i64", "validity"), layout.region(host, "i64", "validity"))
         laps("back")
-        if listed and not round_on_host(buf, out["host_floats"][:listed].copy_to_host(), host["f64"],
+        if listed and not round_on_host(buf, lane.to_host(out["host_floats"][:listed]), host["f64"],
                                         rules.decimal_point):
             return None
         laps("host_floats")
-        offsets, data, stride, used = self._strings(text, out, out["str_len"].copy_to_host(), rows, cap)
+        offsets, data, stride, used = self._strings(lane, text, out, lane.to_host(out["str_len"]), rows, cap)
         laps("strings")
         return rows, lines, FusedBuffers(host["i64"], host["i32"], host["f64"], host["bits"], offsets, data, stride,
                                          used, host["validity"], small["null_counts"])
 
-    def _record_ends(self, text: Any, n: int) -> Optional[tuple[Any, int]]:
+    def _record_ends(self, lane: _Lane, text: Any, n: int) -> Optional[tuple[Any, int]]:
         """Every record's end (its LF) as a device array, and the span's line breaks."""
         from cuda_p2p.kernels import records
 
         chunks = (n + CHUNK - 1) // CHUNK
-        counts = self._work.arrays("counts", counts=(np.int64, (4, chunks)))["counts"]
-        blocks, threads = runtime.launch_shape(chunks)
-        records.chunk_counts[blocks, threads](text, CHUNK, self.plan.dialect.quote, counts[0], counts[1], counts[2],
-                                              counts[3])
-        quotes, outside, inside, breaks = counts.copy_to_host()
+        counts = lane.work.arrays("counts", counts=(np.int64, (4, chunks)))["counts"]
+        quote = self.plan.dialect.quote
+        lane.launch(records.chunk_counts, chunks, text, CHUNK, quote, counts[0], counts[1], counts[2], counts[3])
+        quotes, outside, inside, breaks = lane.to_host(counts)
         starts_inside, first_record, total, open_quote = records.scan_chunks(quotes, outside, inside)
         if open_quote or total == 0:
             return None
-        scan = self._work.arrays("scan", starts=(np.int64, (2, chunks)), ends=(np.int64, (total,)))
-        scan["starts"].copy_to_device(np.stack([starts_inside.astype(np.int64), first_record]))
-        records.record_ends[blocks, threads](text, CHUNK, self.plan.dialect.quote, scan["starts"][0],
-                                             scan["starts"][1], scan["ends"])
+        scan = lane.work.arrays("scan", starts=(np.int64, (2, chunks)), ends=(np.int64, (total,)))
+        scan["starts"].copy_to_device(np.stack([starts_inside.astype(np.int64), first_record]), stream=lane.stream)
+        lane.launch(records.record_ends, chunks, text, CHUNK, quote, scan["starts"][0], scan["starts"][1],
+                    scan["ends"])
         return scan["ends"], int(breaks.sum())
 
-    def _strings(self, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
+    def _strings(self, lane: _Lane, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
                  ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """Offsets (a scan of the lengths, on the host: one number per value)
         and the bytes, copied on the GPU."""
@@ -232,20 +230,23 @@ class GpuSpanParser:
         stride = int(used.max(initial=0)) + 8
         if not lengths.shape[0]:
             return offsets, np.zeros(0, dtype=np.uint8), stride, used
-        area = self._work.arrays("strings", offsets=(np.int32, offsets.shape),
-                                 data=(np.uint8, (lengths.shape[0], stride)))
-        area["offsets"].copy_to_device(offsets)
-        blocks, threads = runtime.launch_shape(rows)
-        fields.copy_strings[blocks, threads](text, self.plan.dialect.quote, rows, out["str_start"], out["str_len"],
-                                             area["offsets"], area["data"])
+        area = lane.work.arrays("strings", offsets=(np.int32, offsets.shape),
+                                data=(np.uint8, (lengths.shape[0], stride)))
+        area["offsets"].copy_to_device(offsets, stream=lane.stream)
+        lane.launch(fields.copy_strings, rows, text, self.plan.dialect.quote, rows, out["str_start"], out["str_len"],
+                    area["offsets"], area["data"])
         data = np.empty(lengths.shape[0] * stride, dtype=np.uint8)  # each slot's used bytes only come back:
         for k, n in enumerate(used.tolist()):                        # slots are padded to the longest one
             if n:
-                area["data"][k, :n].copy_to_host(data[k * stride:k * stride + n])
+                lane.to_host(area["data"][k, :n], data[k * stride:k * stride + n])
         return offsets, data, stride, used
 
     def _constants(self) -> dict[str, Any]:
         """The plan's arrays on the GPU, copied once."""
+        with self._plan_lock:
+            return self._constants_once()
+
+    def _constants_once(self) -> dict[str, Any]:
         if self._device_plan is None:
             cuda, plan, rules = runtime.cuda(), self.plan, self.plan.rules
             spelled = {name: (*(cuda.to_device(a) for a in spellings[:3]), bool(spellings[3]))
@@ -288,22 +289,58 @@ def round_on_host(buf: np.ndarray, listed: np.ndarray, f64: np.ndarray, decimal_
     return True
 
 
-_stager: Optional[PinnedStager] = None
+class _Lane:
+    """What one span at a time needs on the GPU: reusable buffers, a CUDA
+    stream everything of the span runs on, in order, and a pinned ring (half
+    the delivery's) its text goes in through."""
+
+    def __init__(self) -> None:
+        self.work = _Workspace()
+        self.stager = PinnedStager(DEFAULT_STAGING // 2)
+        self.stream = self.stager.stream
+
+    def text_on_gpu(self, buf: np.ndarray) -> Any:
+        """The span's text in the lane's GPU buffer."""
+        text = self.work.device("text", len(buf))[:len(buf)]
+        self.stager.put_bytes(text, buf)
+        return text
+
+    def launch(self, kernel: Any, n: int, *args: Any) -> None:
+        """``kernel`` over ``n`` threads on the lane's stream."""
+        blocks, threads = runtime.launch_shape(n)
+        with runtime.KERNEL_TURN:
+            kernel[blocks, threads, self.stream](*args)
+
+    def to_host(self, device: Any, host: Optional[np.ndarray] = None) -> np.ndarray:
+        """``device`` copied into ``host`` (a new array if None) once the lane's work before is done."""
+        host = device.copy_to_host(host, stream=self.stream)
+        self.stream.synchronize()
+        return host
 
 
-def _text_stager() -> PinnedStager:
-    """The pinned bounce buffers span text goes to the GPU through (used under ``runtime.KERNEL_TURN``)."""
-    global _stager
-    if _stager is None:
-        _stager = PinnedStager()
-    return _stager
+_free_lanes: list[_Lane] = []  # kept between reads: their buffers and pinned rings are costly to make
+_lanes_lock = threading.Lock()
+
+
+@contextmanager
+def _lane() -> Iterator[_Lane]:
+    """A lane no other span uses meanwhile (a new one when all are taken)."""
+    with _lanes_lock:
+        lane = _free_lanes.pop() if _free_lanes else None
+    try:
+        lane = lane or _Lane()
+        yield lane
+    finally:
+        if lane is not None:
+            with _lanes_lock:
+                _free_lanes.append(lane)
 
 
 class _Workspace:
-    """GPU byte buffers a parser reuses span after span, by name, each grown
+    """GPU byte buffers a lane reuses span after span, by name, each grown
     when a span needs more: a span's CUDA calls are then copies and launches,
     not allocations (each call from Python costs tens of microseconds). Safe
-    because a parser's spans run one at a time and each ends with a
+    because a lane's spans run one at a time and each ends with a
     synchronous copy back."""
 
     def __init__(self) -> None:
@@ -382,12 +419,3 @@ def _output_layout(plan: FastPlan, rows: int, cap: int) -> _Layout:
         "str_len": (np.int64, (n_str, cap)), "str_start": (np.int64, (n_str, cap)),
         "host_floats": (np.int64, (max(rows * n_f64, 1), 4)),
     })
-
-
-def _zero(region: Any) -> None:
-    """Zeroes a device byte region (a multiple of 4 bytes) with one launch."""
-    from cuda_p2p.kernels import bits
-
-    words = region.view(np.uint32)
-    blocks, threads = runtime.launch_shape(words.shape[0])
-    bits.zero_words[blocks, threads](words)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import random
+import threading
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ import arrow_bridge
 import cuda_p2p
 from arrow_bridge.numbers.parse_floats import parse_float64
 from csvgen import assert_tables_identical, csv_cases, error_signature, outcome
+from cuda_p2p import gpu_parse
 from cuda_p2p.executor import GPU, GpuExecutor
 from cuda_p2p.kernels import fields
 
@@ -201,3 +203,25 @@ def test_gpu_parse_time_is_recorded(tmp_path) -> None:
     stats = cuda_p2p.read_csv(path, gpu_share=1.0, block_size=1024).stats
     assert stats.spans_parsed_on_gpu > 1 and 0 < stats.gpu_parsed_bytes < path.stat().st_size
     assert 0 < stats.gpu_text_seconds < stats.gpu_parse_seconds and stats.gpu_parse_gb_per_s > 0
+
+
+def test_spans_on_several_threads_use_lanes_of_their_own() -> None:
+    data = _plain_file(600, seed=11)
+    host = arrow_bridge.read_csv(io.BytesIO(data), block_size=512)
+    gpu = cuda_p2p.read_csv(io.BytesIO(data), block_size=512, gpu_share=1.0, n_threads=4)
+    assert_tables_identical(gpu.to_arrow(), host)
+    assert gpu.stats.spans_parsed_on_gpu > 8
+
+    held, both_in = [], threading.Barrier(2)
+
+    def hold() -> None:
+        with gpu_parse._lane() as lane:
+            held.append(lane)
+            both_in.wait(timeout=10)
+
+    threads = [threading.Thread(target=hold) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert held[0] is not held[1] and {id(lane) for lane in held} <= {id(lane) for lane in gpu_parse._free_lanes}
