@@ -21,7 +21,8 @@ import pyarrow as pa
 from ndp_core.engine import Engine, Status
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
-from ndp_core.ssdlets.ports import PAGES, Strings, concat_packets, to_arrow, to_port_values
+from ndp_core.ssdlets.ports import (PAGES, concat_packets, empty_packet, packet_arrays, packet_from_buffers,
+                                   to_arrow, to_port_values)
 from ndp_core.ssdlets.program import OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
 
 __all__ = ["Application", "RunResult", "NodeWork"]
@@ -340,8 +341,8 @@ class _Run:
             return self._submit_scan(node, engine)
         packets = [self.inputs[(node.name, port)].take() for port in program.inputs]
         at_end = all(p is None for p in packets)
-        arrays = [_empty_packet(t) if p is None else p for p, t in zip(packets, program.inputs.values())]
-        buffers = [b for a in arrays for b in (a.arrays if isinstance(a, Strings) else [a])]
+        arrays = [empty_packet(t) if p is None else p for p, t in zip(packets, program.inputs.values())]
+        buffers = [b for a in arrays for b in packet_arrays(a)]
         outputs, counters = self._buffers(program, max(len(a) for a in arrays), max(a.nbytes for a in arrays))
         words = program.call_words([b.nbytes for b in buffers], at_end, self.budget, node.arg_words)
         cid = engine.submit_mrun(self.instances[node.name], packet_bytes(buffers), outputs, counters, words)
@@ -395,14 +396,11 @@ class _Run:
         for name, value in zip(node.program.work, call.counters):
             work.counters[name] += int(value)
         for port, out, written in _by_port(node.program, [b[:n] for b, n in zip(call.outputs, done.result_sizes)]):
-            if out.type.variable:
-                values = Strings(written[0].view(np.int32), written[1])
-                problem = values.problem()
-                if problem is not None:
-                    raise SSDletError(f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call "
-                                      f"{work.calls}: output {port}: {problem}")
-            else:
-                values = written[0].view(out.type.dtype)
+            try:
+                values = packet_from_buffers(written, out.type)
+            except ValueError as e:
+                raise SSDletError(f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call "
+                                  f"{work.calls}: output {port}: {e}") from None
             work.values_out += len(values)
             work.bytes_out += values.nbytes
             if len(values):
@@ -437,12 +435,8 @@ class _Run:
         return f"{where}: the engine completed it with {done.status_name}"
 
 
-def _empty_packet(ptype: Any) -> Union[np.ndarray, Strings]:
-    return Strings(np.zeros(1, np.int32), np.zeros(0, np.uint8)) if ptype.variable else np.zeros(0, ptype.dtype)
-
-
 def _by_port(program: SSDlet, buffers: list[np.ndarray]) -> list[tuple[str, Any, list[np.ndarray]]]:
-    """A call's output buffers grouped by port: ``(port, Out, [values] or [offsets, bytes])``."""
+    """A call's output buffers grouped by port: ``(port, Out, [values] or [offsets, bytes], then [validity])``."""
     grouped, k = [], 0
     for port, out in program.outputs.items():
         grouped.append((port, out, buffers[k:k + out.type.buffers]))

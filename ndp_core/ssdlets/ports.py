@@ -1,11 +1,13 @@
 """Port types: what flows between SSDlets, checked before anything runs.
 
 A port carries fixed-width values: an Arrow primitive type (integers, floats,
-dates, timestamps, durations; no nulls), a fixed record (a NumPy structured
-dtype, Biscuit's plain-old-data structs) or :data:`PAGES`, the raw bytes of a
-file's pages; or variable-width values: Arrow ``string`` and ``binary``, a
-packet of which is Arrow's layout, int32 offsets and the bytes
-(:class:`Strings`). Types match only when identical: no implicit conversion,
+dates, timestamps, durations), a fixed record (a NumPy structured dtype,
+Biscuit's plain-old-data structs) or :data:`PAGES`, the raw bytes of a file's
+pages; or variable-width values: Arrow ``string`` and ``binary``, a packet of
+which is Arrow's layout, int32 offsets and the bytes (:class:`Strings`). An
+Arrow-typed port takes no nulls unless declared :func:`Nullable`: its packets
+then carry a validity byte per value as well (:class:`NullablePacket`). Types
+match only when identical (nullable or not included): no implicit conversion,
 as in Biscuit (*Biscuit: A Framework for Near-Data Processing of Big Data
 Workloads*, ISCA 2016, Sec. III-C).
 
@@ -16,6 +18,8 @@ PortType('double')
 False
 >>> port_type(pa.string()).variable
 True
+>>> Nullable(pa.float64()), Nullable(pa.float64()) == port_type(pa.float64())
+(PortType('double?'), False)
 >>> port_type(pa.large_string())
 Traceback (most recent call last):
 ...
@@ -29,7 +33,8 @@ from typing import Any, Optional, Union
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["PAGES", "Out", "PortType", "Strings", "port_type", "to_port_values", "to_arrow", "concat_packets"]
+__all__ = ["PAGES", "Nullable", "NullablePacket", "Out", "PortType", "Strings", "port_type", "to_port_values", "to_arrow",
+           "concat_packets", "packet_arrays", "packet_from_buffers", "empty_packet"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,8 @@ class PortType:
     arrow: Optional[pa.DataType] = None
     #: Variable-width (string, binary): a packet is :class:`Strings`, two buffers in a call.
     variable: bool = False
+    #: Values may be null: a packet is a :class:`NullablePacket`, one more buffer (validity bytes).
+    nullable: bool = False
 
     def __repr__(self) -> str:
         return f"PortType({self.name!r})"
@@ -52,8 +59,9 @@ class PortType:
 
     @property
     def buffers(self) -> int:
-        """Buffers one packet takes in a call: offsets and bytes, or the values."""
-        return 2 if self.variable else 1
+        """Buffers one packet takes in a call: offsets and bytes, or the values;
+        then the validity bytes of a nullable port."""
+        return (2 if self.variable else 1) + self.nullable
 
 
 #: The raw bytes of a file's pages (the input of a scanning SSDlet).
@@ -76,6 +84,15 @@ def port_type(spec: TypeSpec) -> PortType:
         return PortType(str(spec), np.dtype(np.uint8), spec, variable=True)
     raise TypeError("a port carries fixed-width values (integers, floats, dates, timestamps, durations, "
                     f"fixed records or PAGES) or string/binary, not {spec}")
+
+
+def Nullable(spec: TypeSpec) -> PortType:  # noqa: N802 (a type constructor, spelled like one)
+    """An Arrow-typed port whose values may be null (``p.<port>.valid[i]``: 1 when value ``i`` is
+    valid, 0 when null); Arrow's bitmap at the host's end, a byte per value inside a program."""
+    t = port_type(spec)
+    if t.arrow is None:
+        raise TypeError(f"only Arrow-typed ports may hold nulls, not {t.name}")
+    return t if t.nullable else PortType(f"{t.name}?", t.dtype, t.arrow, t.variable, nullable=True)
 
 
 def _numeric(t: pa.DataType) -> bool:
@@ -101,6 +118,8 @@ class Out:
     4096
     >>> Out(pa.string(), rows=10).buffer_sizes(4096, 65536)
     [44, 65536]
+    >>> Out(Nullable(pa.int32()), rows=10).buffer_sizes(4096, 65536)
+    [40, 10]
     """
 
     type: TypeSpec
@@ -121,9 +140,9 @@ class Out:
     def buffer_sizes(self, input_rows: int, input_bytes: int) -> list[int]:
         """The call's buffer(s) for this port, in bytes: the values, or offsets and bytes."""
         rows = self.capacity(input_rows)
-        if not self.type.variable:
-            return [rows * self.type.itemsize]
-        return [4 * (rows + 1), input_bytes if self.bytes is None else self.bytes]
+        sizes = [4 * (rows + 1), input_bytes if self.bytes is None else self.bytes] if self.type.variable else \
+            [rows * self.type.itemsize]
+        return sizes + [rows] * self.type.nullable
 
 
 @dataclass(frozen=True)
@@ -180,8 +199,70 @@ class Strings:
         return None
 
 
-def concat_packets(parts: list, ptype: PortType) -> Union[np.ndarray, Strings]:
+@dataclass(frozen=True)
+class NullablePacket:
+    """A packet of a nullable port: the values (an array, or :class:`Strings`)
+    and a validity byte per value (1: valid, 0: null; a null's value is zero).
+
+    >>> packet = NullablePacket(np.array([1, 0, 3]), np.array([1, 0, 1], np.uint8))
+    >>> len(packet), packet.nbytes, packet[1:].valid.tolist()
+    (3, 27, [0, 1])
+    """
+
+    values: Union[np.ndarray, Strings]
+    valid: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.valid)
+
+    @property
+    def nbytes(self) -> int:
+        return self.values.nbytes + self.valid.nbytes
+
+    def __getitem__(self, rows: slice) -> "NullablePacket":
+        return NullablePacket(self.values[rows], self.valid[rows])
+
+
+Packet = Union[np.ndarray, Strings, NullablePacket]
+
+
+def packet_arrays(packet: Packet) -> list[np.ndarray]:
+    """A packet's buffers in a call: values (or offsets and bytes), then validity."""
+    if isinstance(packet, NullablePacket):
+        return packet_arrays(packet.values) + [packet.valid]
+    return packet.arrays if isinstance(packet, Strings) else [packet]
+
+
+def packet_from_buffers(buffers: list[np.ndarray], ptype: PortType) -> Packet:
+    """The packet a program wrote into ``buffers`` (each cut to its written
+    size); raises ValueError saying what is wrong with it."""
+    if ptype.variable:
+        values: Union[np.ndarray, Strings] = Strings(buffers[0].view(np.int32), buffers[1])
+        problem = values.problem()
+        if problem is not None:
+            raise ValueError(problem)
+    else:
+        values = buffers[0].view(ptype.dtype)
+    if not ptype.nullable:
+        return values
+    valid = buffers[-1]
+    if len(valid) != len(values) or np.any(valid > 1):
+        raise ValueError(f"validity must be one byte (0 or 1) per value written ({len(values)})")
+    return NullablePacket(values, valid)
+
+
+def empty_packet(ptype: PortType) -> Packet:
+    """A packet of no values (the last call's inputs)."""
+    values = Strings(np.zeros(1, np.int32), np.zeros(0, np.uint8)) if ptype.variable else np.zeros(0, ptype.dtype)
+    return NullablePacket(values, np.zeros(0, np.uint8)) if ptype.nullable else values
+
+
+def concat_packets(parts: list, ptype: PortType) -> Packet:
     """One port's packets as one (offsets of string packets rebased)."""
+    if ptype.nullable:
+        inner = PortType(ptype.name, ptype.dtype, ptype.arrow, ptype.variable)
+        return NullablePacket(concat_packets([p.values for p in parts], inner),
+                              np.concatenate([p.valid for p in parts]) if parts else np.zeros(0, np.uint8))
     if not ptype.variable:
         return np.concatenate(parts) if parts else np.zeros(0, ptype.dtype)
     if not parts:
@@ -193,11 +274,23 @@ def concat_packets(parts: list, ptype: PortType) -> Union[np.ndarray, Strings]:
     return Strings(offsets.astype(np.int32), np.concatenate([p.data for p in parts]))
 
 
-def to_port_values(values: Any, ptype: PortType, where: str) -> Union[np.ndarray, Strings]:
+def to_port_values(values: Any, ptype: PortType, where: str) -> Packet:
     """Host values for a port as a contiguous NumPy array of its dtype (or
-    :class:`Strings`), checked (same type, no nulls); ``where`` names the port in errors."""
+    :class:`Strings`, or for a nullable port a :class:`NullablePacket`),
+    checked (same type, no nulls unless nullable); ``where`` names the port in errors."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if ptype.nullable:
+        array = values if isinstance(values, pa.Array) else pa.array(values, ptype.arrow)
+        if array.type != ptype.arrow:
+            raise TypeError(f"{where} takes {ptype.name}, got an Arrow array of {array.type}")
+        valid = array.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
+        if ptype.variable:
+            filled = array.fill_null(pa.scalar(b"", ptype.arrow)) if array.null_count else array
+            return NullablePacket(Strings.of(filled), valid)
+        values = np.frombuffer(array.buffers()[1], ptype.dtype, len(array), array.offset * ptype.itemsize).copy()
+        values[valid == 0] = 0  # a null's value is zero, whatever its slot held
+        return NullablePacket(values, valid)
     if ptype.variable:
         array = values if isinstance(values, pa.Array) else pa.array(values, ptype.arrow)
         if array.type != ptype.arrow:
@@ -219,14 +312,24 @@ def to_port_values(values: Any, ptype: PortType, where: str) -> Union[np.ndarray
     return array
 
 
-def to_arrow(values: Union[np.ndarray, Strings], ptype: PortType) -> Union[pa.Array, np.ndarray]:
+def to_arrow(values: Packet, ptype: PortType) -> Union[pa.Array, np.ndarray]:
     """What the host gets from an output port: an Arrow array of the port's
-    type (records stay a NumPy structured array); strings must be UTF-8."""
+    type (records stay a NumPy structured array); strings must be UTF-8.
+
+    >>> to_arrow(NullablePacket(np.array([7, 0]), np.array([1, 0], np.uint8)), Nullable(pa.int64())).to_pylist()
+    [7, None]
+    """
+    bitmap, nulls = None, 0
+    if isinstance(values, NullablePacket):
+        nulls = len(values) - int(np.count_nonzero(values.valid))
+        bitmap = pa.py_buffer(np.packbits(values.valid, bitorder="little")) if nulls else None
+        values = values.values
     if ptype.variable:
-        array = pa.Array.from_buffers(ptype.arrow, len(values), [None, pa.py_buffer(values.offsets),
-                                                                  pa.py_buffer(values.data)])
+        array = pa.Array.from_buffers(ptype.arrow, len(values), [bitmap, pa.py_buffer(values.offsets),
+                                                                  pa.py_buffer(values.data)], null_count=nulls)
         array.validate(full=True)
         return array
     if ptype.arrow is None:
         return values
-    return pa.Array.from_buffers(ptype.arrow, len(values), [None, pa.py_buffer(np.ascontiguousarray(values))])
+    return pa.Array.from_buffers(ptype.arrow, len(values), [bitmap, pa.py_buffer(np.ascontiguousarray(values))],
+                                 null_count=nulls)

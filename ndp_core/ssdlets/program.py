@@ -49,6 +49,10 @@ from ndp_core.ssdlets.ports import Out, PortType, TypeSpec, port_type
 
 #: What ``p.<port>`` is for a string or binary port: Arrow's offsets (int32) and bytes.
 StringsView = namedtuple("StringsView", ["offsets", "data"])
+#: ... for a nullable port: the values and a validity byte per value (1: valid).
+NullableView = namedtuple("NullableView", ["values", "valid"])
+#: ... for a nullable string or binary port.
+NullableStringsView = namedtuple("NullableStringsView", ["offsets", "data", "valid"])
 
 __all__ = ["SSDlet", "SSDletError", "ssdlet", "OUT_OF_BUDGET", "TRAPPED", "DEFAULT_BUDGET"]
 
@@ -108,7 +112,8 @@ class SSDlet:
         kernel = numba.njit(boundscheck=True)(metered_function(self.func))
         namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED,
                          whole_items=numba.njit(inline="always")(_whole_items))
-        namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView)
+        namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView,
+                         NullableView=NullableView, NullableStringsView=NullableStringsView)
         exec(compile(self.wrapper_source(), f"<ssdlet {self.name}>", "exec"), namespace)  # generated from our template
         return numba.cfunc(engine.APP_SIGNATURE, nopython=True)(namespace["app"])
 
@@ -146,6 +151,8 @@ class SSDlet:
                 lines += [f"    n = {count}", f"    fits = n >= 0 and n < {offsets}.size",
                           f"    app_set_written(call, {k}, (n + 1) * 4 if fits else -1)",
                           f"    app_set_written(call, {k + 1}, {offsets}[n] if fits else -1)"]
+            if out.type.nullable:  # a byte per value; a count past the capacity is refused as the values are
+                lines.append(f"    app_set_written(call, {k + out.type.buffers - 1}, {count})")
             k += out.type.buffers
         return "\n".join(lines + ["    return 0", ""])
 
@@ -156,15 +163,14 @@ class SSDlet:
         views, w = [], _FIRST_INPUT
         for name, t in self.inputs.items():
             buffers = [f"data[words[{a}]:words[{a}] + words[{a + 1}]]" for a in range(w, w + 2 * t.buffers, 2)]
-            views.append(f"StringsView({buffers[0]}.view(np.int32), {buffers[1]})" if t.variable
-                         else f"{buffers[0]}.view(DT_{name})")
+            views.append(_port_view(name, t, buffers, output=False))
             w += 2 * t.buffers
         k = 0
         for name, out in self.outputs.items():
-            views.append(f"StringsView(whole_items(app_output(call, {k}), 4).view(np.int32), app_output(call, {k + 1}))"
-                         if out.type.variable else
-                         f"whole_items(app_output(call, {k}), {out.type.itemsize}).view(DT_{name})")
-            k += out.type.buffers
+            t = out.type
+            buffers = [f"app_output(call, {b})" for b in range(k, k + t.buffers)]
+            views.append(_port_view(name, t, buffers, output=True))
+            k += t.buffers
         views += [f"words[{a}:{a + 1}].view(np.uint8)[:{t.itemsize}].view(DT_{name})[0]"
                   for a, (name, t) in enumerate(self.args.items(), w)]
         views += [f"state[{lo}:{lo + t.itemsize}].view(DT_{name})"
@@ -236,17 +242,31 @@ def packet_bytes(arrays: list[np.ndarray]) -> np.ndarray:
     return out
 
 
+def _port_view(name: str, t: PortType, buffers: list[str], output: bool) -> str:
+    """The expression ``p.<name>`` is, from its buffers' expressions (values, or
+    offsets and bytes; then validity bytes if nullable). An output's buffers
+    are cut to whole items first (their capacity is in bytes)."""
+    def typed(buffer: str, itemsize: int, dtype: str) -> str:
+        return f"{f'whole_items({buffer}, {itemsize})' if output else buffer}.view({dtype})"
+
+    fields = [typed(buffers[0], 4, "np.int32"), buffers[1]] if t.variable else \
+        [typed(buffers[0], t.itemsize, f"DT_{name}")]
+    if t.nullable:
+        return f"{'NullableStringsView' if t.variable else 'NullableView'}({', '.join(fields + [buffers[-1]])})"
+    return f"StringsView({', '.join(fields)})" if t.variable else fields[0]
+
+
 def _scalar_type(name: str, spec: TypeSpec) -> PortType:
     t = port_type(spec)
-    if t.dtype.fields or t.variable:
-        raise TypeError(f"argument {name!r}: arguments are fixed-width scalars, not records or strings")
+    if t.dtype.fields or t.variable or t.nullable:
+        raise TypeError(f"argument {name!r}: arguments are fixed-width scalars, not records, strings or nullable")
     return t
 
 
 def _fixed_type(what: str, spec: TypeSpec) -> PortType:
     t = port_type(spec)
-    if t.variable:
-        raise TypeError(f"{what}: state is fixed-width, not {t.name}")
+    if t.variable or t.nullable:
+        raise TypeError(f"{what}: state is fixed-width and not null, not {t.name}")
     return t
 
 

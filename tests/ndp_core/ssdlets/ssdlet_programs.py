@@ -2,7 +2,7 @@
 three-node graph the tests run."""
 import pyarrow as pa
 
-from ndp_core.ssdlets import Application, ssdlet
+from ndp_core.ssdlets import Application, Nullable, ssdlet
 from ndp_core.ssdlets.examples import keep_above, parse_lines, total
 
 
@@ -74,3 +74,32 @@ def lengths(p):
 def decreasing_offsets(p):
     p.t.offsets[1], p.t.offsets[2] = 3, 1
     return 2
+
+
+@ssdlet(inputs={"x": Nullable(pa.float64())}, outputs={"y": Nullable(pa.float64())}, args={"floor": pa.float64()},
+        work={"values": 2.0})
+def null_below(p):
+    """Each value, or null where it is null or below ``floor``: one output row per input row."""
+    for i in range(p.x.valid.size):
+        keep = p.x.valid[i] == 1 and p.x.values[i] >= p.floor
+        p.y.values[i] = p.x.values[i] if keep else 0.0
+        p.y.valid[i] = 1 if keep else 0
+    p.values[0] += p.x.valid.size
+    return p.x.valid.size
+
+
+@ssdlet(inputs={"s": Nullable(pa.string())}, outputs={"n": Nullable(pa.int64())})
+def null_lengths(p):
+    """Each string's length in bytes, null for a null string."""
+    for i in range(p.s.valid.size):
+        p.n.values[i] = p.s.offsets[i + 1] - p.s.offsets[i]
+        p.n.valid[i] = p.s.valid[i]
+    return p.s.valid.size
+
+
+@ssdlet(inputs={"x": Nullable(pa.int64())}, outputs={"y": Nullable(pa.int64())})
+def validity_of_two(p):
+    for i in range(p.x.valid.size):
+        p.y.values[i] = p.x.values[i]
+        p.y.valid[i] = 2
+    return p.x.valid.size
