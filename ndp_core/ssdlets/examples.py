@@ -2,17 +2,21 @@
 
 * :data:`parse_lines` — file pages to the non-negative integers written one per line;
 * :data:`keep_above` — the values above an argument (a filter);
-* :data:`total` — the sum and count of everything it was sent (an aggregate).
+* :data:`total` — the sum and count of everything it was sent (an aggregate);
+* :data:`csv_records` and :data:`int_field` — scan -> parse as two programs: file
+  pages to CSV records (quoted line feeds kept, a record cut by a packet boundary
+  carried in the state), then one column's integers, empty fields as nulls.
 
 >>> parse_lines
 SSDlet parse_lines(pages: pages) -> (numbers: int64); state partial: int64, digits: int64; work bytes, parsed
 """
+import numpy as np
 import pyarrow as pa
 
-from ndp_core.ssdlets.ports import PAGES, Out
+from ndp_core.ssdlets.ports import PAGES, Nullable, Out
 from ndp_core.ssdlets.program import ssdlet
 
-__all__ = ["parse_lines", "keep_above", "total"]
+__all__ = ["parse_lines", "keep_above", "total", "csv_records", "int_field", "MAX_RECORD_BYTES"]
 
 
 @ssdlet(inputs={"pages": PAGES}, outputs={"numbers": pa.int64()},
@@ -60,3 +64,91 @@ def total(p):
         p.count[0] = p.n[0]
         return 1, 1
     return 0, 0
+
+
+#: The longest record :data:`csv_records` carries from one call to the next.
+MAX_RECORD_BYTES = 1 << 16
+_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64), ("quoted", np.int64)])
+
+
+@ssdlet(inputs={"pages": PAGES}, outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
+        args={"quote": pa.uint8()}, state={"carry": _CARRY}, work={"bytes": 2.0, "emitted": 20.0})
+def csv_records(p):
+    """Each record's bytes, its line end (LF or CRLF) left out; a line feed
+    inside quotes stays in its record. The part of a record a packet ends in
+    waits in the state (more than MAX_RECORD_BYTES of it stops the run: an
+    index past the carry's bounds); the last call sends a final record
+    without a line end. Empty lines are empty records."""
+    c = p.carry[0]
+    n = 0
+    start = 0
+    for i in range(p.pages.size):
+        b = p.pages[i]
+        if b == p.quote:
+            c["quoted"] = 1 - c["quoted"]
+        elif b == 10 and c["quoted"] == 0:
+            at = p.records.offsets[n]
+            for j in range(c["n"]):
+                p.records.data[at + j] = c["bytes"][j]
+            at += c["n"]
+            end = i - 1 if i > start and p.pages[i - 1] == 13 else i
+            if i == start and c["n"] > 0 and c["bytes"][c["n"] - 1] == 13:
+                at -= 1  # the CR was the carry's last byte
+            for j in range(start, end):
+                p.records.data[at + j - start] = p.pages[j]
+            p.records.offsets[n + 1] = at + max(end - start, 0)
+            n += 1
+            c["n"] = 0
+            start = i + 1
+    for j in range(start, p.pages.size):
+        c["bytes"][c["n"]] = p.pages[j]
+        c["n"] += 1
+    if p.at_end and c["n"] > 0:
+        at = p.records.offsets[n]
+        for j in range(c["n"]):
+            p.records.data[at + j] = c["bytes"][j]
+        p.records.offsets[n + 1] = at + c["n"]
+        n += 1
+        c["n"] = 0
+    p.bytes[0] += p.pages.size
+    p.emitted[0] += n
+    return n
+
+
+@ssdlet(inputs={"records": pa.binary()}, outputs={"values": Nullable(pa.int64())},
+        args={"column": pa.int64(), "delimiter": pa.uint8(), "quote": pa.uint8(), "header": pa.int64()},
+        state={"seen": pa.int64()}, work={"bytes": 3.0})
+def int_field(p):
+    """Field ``column`` of each record as an int64 (``-?digits``; an empty
+    field is null), after the first ``header`` records; fields before it may
+    be quoted. Anything else in that field, or a record without it, stops the run."""
+    n = 0
+    for r in range(p.records.offsets.size - 1):
+        a, b = p.records.offsets[r], p.records.offsets[r + 1]
+        p.bytes[0] += b - a
+        p.seen[0] += 1
+        if p.seen[0] <= p.header:
+            continue
+        i, k, quoted = a, 0, False
+        while k < p.column:
+            if i >= b:
+                raise ValueError("a record without the column")
+            if p.records.data[i] == p.quote:
+                quoted = not quoted
+            elif p.records.data[i] == p.delimiter and not quoted:
+                k += 1
+            i += 1
+        e = i
+        while e < b and p.records.data[e] != p.delimiter:
+            e += 1
+        negative = e > i and p.records.data[i] == 45
+        value = 0
+        for j in range(i + 1 if negative else i, e):
+            d = np.int64(p.records.data[j]) - 48
+            if d < 0 or d > 9:
+                raise ValueError("not an integer")
+            value = value * 10 + d
+        p.values.values[n] = -value if negative else value
+        p.values.valid[n] = 1 if e > i else 0
+        n += 1
+    return n

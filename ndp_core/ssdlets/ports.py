@@ -107,9 +107,11 @@ def _fixed_width(t: pa.DataType) -> bool:
 @dataclass(frozen=True)
 class Out:
     """An output port: its type, how many values one call may write (``rows``;
-    None: as many as the call's largest input packet holds) and, for string
-    and binary ports, how many bytes (``bytes``; None: as many as the call's
-    largest input packet takes).
+    None: as many as the call's largest input packet holds, plus
+    ``extra_rows``) and, for string and binary ports, how many bytes
+    (``bytes``; None: as many as the call's largest input packet takes, plus
+    ``extra_bytes``). The extras are room for what a program carried over from
+    its earlier calls (the last call's input is empty).
 
     >>> import pyarrow as pa
     >>> Out(pa.float64(), rows=1).capacity(0)
@@ -120,28 +122,35 @@ class Out:
     [44, 65536]
     >>> Out(Nullable(pa.int32()), rows=10).buffer_sizes(4096, 65536)
     [40, 10]
+    >>> Out(pa.binary(), extra_rows=1, extra_bytes=100).buffer_sizes(0, 0)
+    [8, 100]
     """
 
     type: TypeSpec
     rows: Optional[int] = None
     bytes: Optional[int] = None
+    extra_rows: int = 0
+    extra_bytes: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type", port_type(self.type))
-        if (self.rows is not None and self.rows < 0) or (self.bytes is not None and self.bytes < 0):
-            raise ValueError(f"Out(rows=..., bytes=...) must be >= 0, got {self.rows}, {self.bytes}")
-        if self.bytes is not None and not self.type.variable:
-            raise ValueError(f"Out(bytes=...) is for string and binary ports, not {self.type.name}")
+        if min(self.rows or 0, self.bytes or 0, self.extra_rows, self.extra_bytes) < 0:
+            raise ValueError(f"Out(rows=..., bytes=..., extra_rows=..., extra_bytes=...) must be >= 0, got "
+                             f"{self.rows}, {self.bytes}, {self.extra_rows}, {self.extra_bytes}")
+        if (self.bytes is not None or self.extra_bytes) and not self.type.variable:
+            raise ValueError(f"Out(bytes=..., extra_bytes=...) is for string and binary ports, not {self.type.name}")
 
     def capacity(self, input_rows: int) -> int:
         """Values one call may write when its largest input packet holds ``input_rows``."""
-        return input_rows if self.rows is None else self.rows
+        return input_rows + self.extra_rows if self.rows is None else self.rows
 
     def buffer_sizes(self, input_rows: int, input_bytes: int) -> list[int]:
         """The call's buffer(s) for this port, in bytes: the values, or offsets and bytes."""
         rows = self.capacity(input_rows)
-        sizes = [4 * (rows + 1), input_bytes if self.bytes is None else self.bytes] if self.type.variable else \
-            [rows * self.type.itemsize]
+        if self.type.variable:
+            sizes = [4 * (rows + 1), input_bytes + self.extra_bytes if self.bytes is None else self.bytes]
+        else:
+            sizes = [rows * self.type.itemsize]
         return sizes + [rows] * self.type.nullable
 
 

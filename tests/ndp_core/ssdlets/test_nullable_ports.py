@@ -7,7 +7,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, GraphError, Nullable, SSDletError, ssdlet
 from ndp_core.ssdlets.examples import keep_above
 from ssdlet_programs import null_below, null_lengths, validity_of_two
@@ -15,12 +14,6 @@ from ssdlet_programs import null_below, null_lengths, validity_of_two
 RNG = np.random.default_rng(5)
 VALUES = pa.array(RNG.normal(size=3000), mask=RNG.random(3000) < 0.2)
 WORDS = pa.array([None if i % 7 == 3 else "é" * (i % 5) + str(i) for i in range(2000)])
-
-
-@pytest.fixture(scope="module")
-def ssd():
-    with ComputationalSSD("modern-gen4", workers=2) as device:
-        yield device
 
 
 @pytest.mark.parametrize("on", ["device", "host"])

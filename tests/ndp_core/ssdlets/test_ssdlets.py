@@ -5,19 +5,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, GraphError, SSDletError
 
 from ndp_core.ssdlets.examples import keep_above, total
 from ssdlet_programs import claims_too_much, never_ends, pipeline, scale, writes_too_far
 
 NUMBERS = np.random.default_rng(7).integers(0, 10**12, 20_000)
-
-
-@pytest.fixture(scope="module")
-def ssd():
-    with ComputationalSSD("modern-gen4", workers=2) as device:
-        yield device
 
 
 @pytest.fixture(scope="module")

@@ -5,18 +5,11 @@ import itertools
 import pyarrow as pa
 import pytest
 
-from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, GraphError, SSDletError
 from ndp_core.ssdlets.examples import keep_above
 from ssdlet_programs import decreasing_offsets, lengths, starting_with
 
 WORDS = [f"{'aé'[i % 2]}{'x' * (i % 13)}{i}" if i % 3 else f"b{i}" for i in range(5000)] + ["", "a"]
-
-
-@pytest.fixture(scope="module")
-def ssd():
-    with ComputationalSSD("modern-gen4", workers=2) as device:
-        yield device
 
 
 @pytest.mark.parametrize("sides", list(itertools.product(["device", "host"], repeat=2)))
