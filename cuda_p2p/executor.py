@@ -25,7 +25,7 @@ from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.executors.host import HostExecutor
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
-from cuda_p2p.gpu_parse import GpuParseTime, GpuSpanParser, supports
+from cuda_p2p.gpu_parse import GpuParseTime, GpuSpanParser, LanePool, supports
 
 GPU = "gpu"  # SpanResult.side of a span the GPU parsed
 
@@ -44,6 +44,7 @@ class GpuExecutor:
         self.declined = 0
         self._parsers: dict[Any, GpuSpanParser] = {}  # by FastPlan (one per assignment of types)
         self.time = GpuParseTime()  # of the spans its parsers parsed, across the reader's restarts
+        self.lanes = LanePool()  # its parsers' GPU buffers and streams, freed by close()
         self._lock = threading.Lock()
 
     def start(self, read: ReadPlan) -> None:
@@ -83,6 +84,7 @@ class GpuExecutor:
         self.read = None
         self.host.close()
         self._parsers.clear()
+        self.lanes.close()
 
     def _parser(self, plan: SpanPlan) -> Optional[GpuSpanParser]:
         """The GPU parser for the plan's types (None: types not settled, or not the GPU's)."""
@@ -91,5 +93,5 @@ class GpuExecutor:
             return None
         with self._lock:
             if fast not in self._parsers:
-                self._parsers[fast] = GpuSpanParser(fast, self.time)
+                self._parsers[fast] = GpuSpanParser(fast, self.time, self.lanes)
             return self._parsers[fast]

@@ -8,7 +8,7 @@ converting its fields (:mod:`cuda_p2p.kernels.fields`), then the string
 bytes copied to their offsets and the validity and boolean flags packed
 into Arrow bitmaps (:mod:`cuda_p2p.kernels.bits`). Spans of several threads
 run at once, each on a lane (its own GPU buffers, CUDA stream and pinned
-ring, reused span after span and read after read); a span's outputs lie side
+ring, reused span after span while the read lasts); a span's outputs lie side
 by side, so a span costs a few launches and copies (each tens of
 microseconds from Python) and no allocation once its lane's buffers have
 grown (``python -m benchmarks.cuda_calls`` counts them). The outputs come back as
@@ -83,7 +83,7 @@ class GpuParseTime:
     """Text bytes and wall seconds of the spans parsed on the GPU (declined
     ones left out; spans on several threads overlap, so this is a sum of
     their times, more than the read's), and those seconds by step: ``text``
-    copied into the pinned ring and queued, ``records``
+    copied in, ``records``
     (the record-end scans), ``convert`` (the field kernel), ``back`` (outputs
     to the host), ``host_floats`` (floats the GPU left undecided, rounded on
     the host), ``strings`` (bytes placed, and back).
@@ -114,8 +114,8 @@ class GpuParseTime:
 
 
 class _Laps:
-    """Wall seconds between calls, by name (the GPU calls a step ends with
-    synchronize, so a lap is the step's time)."""
+    """Wall seconds between calls, by name (each step ends waiting for its
+    lane's stream, so a lap is the step's time)."""
 
     def __init__(self) -> None:
         self.steps: dict[str, float] = {}
@@ -135,9 +135,10 @@ class GpuSpanParser:
     its outputs copied out) overlaps another's; only kernel launches take
     turns (Numba's simulator runs no two kernels at once)."""
 
-    def __init__(self, plan: FastPlan, time_spent: Optional[GpuParseTime] = None):
+    def __init__(self, plan: FastPlan, time_spent: Optional[GpuParseTime] = None, lanes: Optional[LanePool] = None):
         self.plan = plan
         self.time = time_spent if time_spent is not None else GpuParseTime()
+        self.lanes = lanes if lanes is not None else LanePool()
         self._device_plan: Optional[dict[str, Any]] = None
         self._plan_lock = threading.Lock()
 
@@ -145,7 +146,7 @@ class GpuSpanParser:
         """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
         if len(buf) == 0 or buf[-1] != _LF:
             return None
-        with _lane() as lane:
+        with self.lanes.lane() as lane:
             laps = _Laps()
             text = lane.text_on_gpu(buf)
             laps("text")
@@ -167,7 +168,7 @@ class GpuSpanParser:
             return None
         ends, lines = bounds
         rows = ends.shape[0]
-        plan, d = self.plan, self._constants()
+        plan, d = self.plan, self._constants(lane)
         cap = (rows + 63) & ~63  # a multiple of 64: packed bitmaps end on whole words
         layout = _output_layout(plan, rows, cap)
         out = layout.views(lane.work.device("out", layout.nbytes))
@@ -238,22 +239,25 @@ class GpuSpanParser:
         data = np.empty(lengths.shape[0] * stride, dtype=np.uint8)  # each slot's used bytes only come back:
         for k, n in enumerate(used.tolist()):                        # slots are padded to the longest one
             if n:
-                lane.to_host(area["data"][k, :n], data[k * stride:k * stride + n])
+                lane.to_host(area["data"][k, :n], data[k * stride:k * stride + n], wait=False)
+        lane.wait()
         return offsets, data, stride, used
 
-    def _constants(self) -> dict[str, Any]:
-        """The plan's arrays on the GPU, copied once."""
+    def _constants(self, lane: _Lane) -> dict[str, Any]:
+        """The plan's arrays on the GPU, copied once (on the lane's stream, and
+        waited for: other lanes' kernels read them)."""
         with self._plan_lock:
-            return self._constants_once()
-
-    def _constants_once(self) -> dict[str, Any]:
-        if self._device_plan is None:
-            cuda, plan, rules = runtime.cuda(), self.plan, self.plan.rules
-            spelled = {name: (*(cuda.to_device(a) for a in spellings[:3]), bool(spellings[3]))
-                       for name, spellings in dict(nulls=rules.nulls, trues=rules.trues, falses=rules.falses).items()}
-            self._device_plan = dict(kinds=cuda.to_device(plan.kinds), slots=cuda.to_device(plan.slots),
-                                     params=cuda.to_device(plan.params), **spelled)
-        return self._device_plan
+            if self._device_plan is None:
+                plan, rules, stream = self.plan, self.plan.rules, lane.stream
+                on_gpu = lambda a: runtime.cuda().to_device(a, stream=stream)  # noqa: E731
+                spelled = {name: (*(on_gpu(a) for a in spellings[:3]), bool(spellings[3]))
+                           for name, spellings in dict(nulls=rules.nulls, trues=rules.trues,
+                                                       falses=rules.falses).items()}
+                device_plan = dict(kinds=on_gpu(plan.kinds), slots=on_gpu(plan.slots), params=on_gpu(plan.params),
+                                   **spelled)
+                stream.synchronize()
+                self._device_plan = device_plan
+            return self._device_plan
 
     def _count(self, counters: np.ndarray, nbytes: int, rows: int, out: FusedBuffers) -> None:
         """The work counters the host's fused kernel adds for the same span."""
@@ -300,9 +304,10 @@ class _Lane:
         self.stream = self.stager.stream
 
     def text_on_gpu(self, buf: np.ndarray) -> Any:
-        """The span's text in the lane's GPU buffer."""
+        """The span's text in the lane's GPU buffer (its copy done)."""
         text = self.work.device("text", len(buf))[:len(buf)]
         self.stager.put_bytes(text, buf)
+        self.stager.finish()
         return text
 
     def launch(self, kernel: Any, n: int, *args: Any) -> None:
@@ -311,29 +316,49 @@ class _Lane:
         with runtime.KERNEL_TURN:
             kernel[blocks, threads, self.stream](*args)
 
-    def to_host(self, device: Any, host: Optional[np.ndarray] = None) -> np.ndarray:
-        """``device`` copied into ``host`` (a new array if None) once the lane's work before is done."""
+    def to_host(self, device: Any, host: Optional[np.ndarray] = None, wait: bool = True) -> np.ndarray:
+        """``device`` copied into ``host`` (a new array if None) after the lane's
+        work before; ``wait``: return once it is there (else call :meth:`wait`)."""
         host = device.copy_to_host(host, stream=self.stream)
-        self.stream.synchronize()
+        if wait:
+            self.wait()
         return host
 
+    def wait(self) -> None:
+        """Returns once the lane's work is done."""
+        self.stream.synchronize()
 
-_free_lanes: list[_Lane] = []  # kept between reads: their buffers and pinned rings are costly to make
-_lanes_lock = threading.Lock()
 
+class LanePool:
+    """The lanes of one reader's GPU spans: one per span running at once, made
+    when all are taken and reused span after span; ``close`` frees them (their
+    GPU buffers grow to the largest span's needs, so a pool lives as long as
+    its read)."""
 
-@contextmanager
-def _lane() -> Iterator[_Lane]:
-    """A lane no other span uses meanwhile (a new one when all are taken)."""
-    with _lanes_lock:
-        lane = _free_lanes.pop() if _free_lanes else None
-    try:
-        lane = lane or _Lane()
-        yield lane
-    finally:
-        if lane is not None:
-            with _lanes_lock:
-                _free_lanes.append(lane)
+    def __init__(self) -> None:
+        self._free: list[_Lane] = []
+        self._lock = threading.Lock()
+        self.made = 0
+
+    @contextmanager
+    def lane(self) -> Iterator[_Lane]:
+        """A lane no other span uses meanwhile; back in the pool afterwards, an exception or not."""
+        with self._lock:
+            lane = self._free.pop() if self._free else None
+        if lane is None:
+            lane = _Lane()
+            with self._lock:
+                self.made += 1
+        try:
+            yield lane
+        finally:
+            with self._lock:
+                self._free.append(lane)
+
+    def close(self) -> None:
+        """Frees the lanes (callers' spans are done)."""
+        with self._lock:
+            self._free.clear()
 
 
 class _Workspace:

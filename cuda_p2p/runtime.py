@@ -37,10 +37,9 @@ def _numpy_compat() -> None:
 
 _numpy_compat()
 
-#: Held while kernels are launched: a GPU-parsed span's kernels fill the device
-#: between them, and Numba's simulator runs no two kernels at once (reentrant:
-#: a span's parse allocates zeroed buffers, itself a kernel).
-KERNEL_TURN = threading.RLock()
+#: Held while a kernel is launched (not while it runs on a GPU): Numba's
+#: simulator runs no two kernels at once.
+KERNEL_TURN = threading.Lock()
 
 
 class GpuUnavailable(RuntimeError):

@@ -11,7 +11,7 @@ value; anything unusual is declined:
   the host's own algorithms (Clinger's exact case, else Eisel-Lemire on the
   first 19 significant digits, compiled for the GPU from the same source);
   the rare text they cannot decide (a value within 1e-19 of a rounding
-  boundary, an exponent of six digits or more) is listed for the host's
+  boundary, an exponent of seven digits or more) is listed for the host's
   parser to round, those fields only; ``inf``/``nan`` decline;
 * dates: ``YYYY-MM-DD``, a real calendar day; timestamps without a time
   zone: ``YYYY-MM-DD`` or ``YYYY-MM-DD[ T]hh:mm:ss`` (fractions, zones,
@@ -92,7 +92,7 @@ def parse_int(buf, s, e, bits):
 
 NOT_A_FLOAT = 0  # outside the grammar (or a spelling the GPU leaves to the host): decline the span
 EXACT = 1  # the value, rounded exactly
-ROUND_ON_HOST = 2  # a float, but too close to a rounding boundary to tell here: the host's parser rounds it
+ROUND_ON_HOST = 2  # a float too close to a rounding boundary, or with a 7-digit exponent: the host's parser rounds it
 
 _U10 = np.uint64(10)
 _MAX_W_DIGITS = 19  # significant digits a uint64 always holds

@@ -205,17 +205,20 @@ def test_gpu_parse_time_is_recorded(tmp_path) -> None:
     assert 0 < stats.gpu_text_seconds < stats.gpu_parse_seconds and stats.gpu_parse_gb_per_s > 0
 
 
-def test_spans_on_several_threads_use_lanes_of_their_own() -> None:
+def test_spans_on_several_threads_use_lanes_of_their_own(monkeypatch) -> None:
+    made = []
+    make = gpu_parse._Lane.__init__
+    monkeypatch.setattr(gpu_parse._Lane, "__init__", lambda lane: (made.append(lane), make(lane))[1])
     data = _plain_file(600, seed=11)
     host = arrow_bridge.read_csv(io.BytesIO(data), block_size=512)
     gpu = cuda_p2p.read_csv(io.BytesIO(data), block_size=512, gpu_share=1.0, n_threads=4)
     assert_tables_identical(gpu.to_arrow(), host)
-    assert gpu.stats.spans_parsed_on_gpu > 8
+    assert gpu.stats.spans_parsed_on_gpu > 8 and 1 <= len(made) <= 4
 
-    held, both_in = [], threading.Barrier(2)
+    pool, held, both_in = gpu_parse.LanePool(), [], threading.Barrier(2)
 
     def hold() -> None:
-        with gpu_parse._lane() as lane:
+        with pool.lane() as lane:
             held.append(lane)
             both_in.wait(timeout=10)
 
@@ -224,4 +227,8 @@ def test_spans_on_several_threads_use_lanes_of_their_own() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert held[0] is not held[1] and {id(lane) for lane in held} <= {id(lane) for lane in gpu_parse._free_lanes}
+    assert held[0] is not held[1] and pool.made == 2
+    with pytest.raises(RuntimeError), pool.lane() as lane:  # a span that fails gives its lane back
+        raise RuntimeError("a span failed")
+    with pool.lane() as again:
+        assert pool.made == 2 and again in held and lane in held
