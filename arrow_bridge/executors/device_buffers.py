@@ -319,5 +319,12 @@ def wrap_column(arena: np.ndarray, regions: np.ndarray, type_: pa.DataType, read
 
 
 def object_bytes(arrays: Sequence[Optional[pa.Array]]) -> int:
-    """Bytes of Arrow buffers a task produced (what crosses the link)."""
-    return sum(a.nbytes for a in arrays if a is not None)
+    """Bytes of Arrow buffers a task produced (what crosses the link: each
+    buffer whole). ``get_total_buffer_size``, not ``nbytes``: the latter walks
+    the array's ranges, ~2 us an array, 0.7 s of a 2-thread device read of
+    lineitem SF1 (5,843 tasks x 17 arrays) spent holding the GIL.
+
+    >>> object_bytes([pa.array([1, 2]), None, pa.array(["ab", None])])  # 16 + (1 + 12 + 2)
+    31
+    """
+    return sum(a.get_total_buffer_size() for a in arrays if a is not None)
