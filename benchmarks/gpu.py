@@ -206,7 +206,7 @@ def _ours(**options: Any) -> Callable[[int], ReadFn]:
         import cuda_p2p
 
         def run(path: Path, **warmup: Any) -> Any:
-            table = cuda_p2p.read_csv(path, n_threads=threads, **(options | warmup))
+            table = cuda_p2p.read_csv(path, **({"n_threads": threads} | options | warmup))
             _synchronize()
             return table
 
@@ -274,6 +274,9 @@ def rows_for(ssd: Any) -> list[Row]:
         Row("ndp GPU parse", True, _ours(gpu_share=1.0), _gpu_table_facts, warmup_options=_SMALL_SPANS),
         Row("ndp GPU parse, 32 MiB spans", True, _ours(gpu_share=1.0, block_size=32 << 20), _gpu_table_facts,
             warmup_options=_SMALL_SPANS),
+        # the same on one thread: what GPU spans running side by side (cuda_p2p.gpu_parse lanes) gain
+        Row("ndp GPU parse, 32 MiB, 1 thread", True, _ours(gpu_share=1.0, block_size=32 << 20, n_threads=1),
+            _gpu_table_facts, warmup_options=_SMALL_SPANS),
         Row(f"ndp P2P (emulated {ssd.profile.name})", True, _ours(device=ssd, split="device"), _gpu_table_facts),
         Row("cudf", True, _cudf_setup, _cudf_facts, _needs_cudf),
     ]
