@@ -429,7 +429,8 @@ class _Run:
             caps = ", ".join(f"{p} holds {len(b[0]) // 4 - 1} values of {len(b[1])} bytes" if o.type.variable else
                              f"{p} holds {len(b[0]) // o.type.itemsize}" for p, o, b in _by_port(node.program, outputs))
             return (f"{where}: stopped by an exception in its code: an index out of bounds (every access is "
-                    f"checked; output {caps}; declare Out(..., rows=N, bytes=B) for more) or another error it raised")
+                    f"checked: its inputs, state and outputs; output {caps}, Out(..., rows=, bytes=, extra_rows=, "
+                    "extra_bytes=) declare more) or an exception the program raised")
         if done.status == Status.CAPACITY_EXCEEDED:
             return f"{where}: returned a count larger than an output's capacity or below 0"
         return f"{where}: the engine completed it with {done.status_name}"

@@ -68,25 +68,39 @@ def total(p):
 
 #: The longest record :data:`csv_records` carries from one call to the next.
 MAX_RECORD_BYTES = 1 << 16
-_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64), ("quoted", np.int64)])
+_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64), ("state", np.int64)])
+_INT64_MIN = np.int64(-(1 << 63))
+_CUTOFF = np.int64(-((1 << 63) // 10))  # value * 10 - d stays in int64 while value > this, or == and d <= 8
+
+# Where a byte falls in a record (csv_records' state between bytes): a quote opens a quoted
+# field only at the field's start, a doubled quote inside one is a quote, a quote elsewhere is text.
+FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED = 0, 1, 2, 3
 
 
 @ssdlet(inputs={"pages": PAGES}, outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
-        args={"quote": pa.uint8()}, state={"carry": _CARRY}, work={"bytes": 2.0, "emitted": 20.0})
+        args={"delimiter": pa.uint8(), "quote": pa.uint8()}, state={"carry": _CARRY},
+        work={"bytes": 2.0, "emitted": 20.0})
 def csv_records(p):
-    """Each record's bytes, its line end (LF or CRLF) left out; a line feed
-    inside quotes stays in its record. The part of a record a packet ends in
-    waits in the state (more than MAX_RECORD_BYTES of it stops the run: an
-    index past the carry's bounds); the last call sends a final record
-    without a line end. Empty lines are empty records."""
+    """Each record's bytes, its line end (LF or CRLF; a lone CR is text) left
+    out; a line feed inside a quoted field stays in its record. The part of a
+    record a packet ends in waits in the state (more than MAX_RECORD_BYTES of
+    it stops the run: an index past the carry's bounds); the last call sends
+    a final record without a line end. Empty lines are empty records."""
     c = p.carry[0]
     n = 0
     start = 0
     for i in range(p.pages.size):
         b = p.pages[i]
-        if b == p.quote:
-            c["quoted"] = 1 - c["quoted"]
-        elif b == 10 and c["quoted"] == 0:
+        state = c["state"]
+        if state == QUOTED:
+            c["state"] = QUOTE_IN_QUOTED if b == p.quote else QUOTED
+        elif b == p.quote and (state == FIELD_START or state == QUOTE_IN_QUOTED):
+            c["state"] = QUOTED
+        elif b == p.delimiter:
+            c["state"] = FIELD_START
+        elif b != 10:
+            c["state"] = UNQUOTED
+        else:
             at = p.records.offsets[n]
             for j in range(c["n"]):
                 p.records.data[at + j] = c["bytes"][j]
@@ -99,6 +113,7 @@ def csv_records(p):
             p.records.offsets[n + 1] = at + max(end - start, 0)
             n += 1
             c["n"] = 0
+            c["state"] = FIELD_START
             start = i + 1
     for j in range(start, p.pages.size):
         c["bytes"][c["n"]] = p.pages[j]
@@ -119,36 +134,52 @@ def csv_records(p):
         args={"column": pa.int64(), "delimiter": pa.uint8(), "quote": pa.uint8(), "header": pa.int64()},
         state={"seen": pa.int64()}, work={"bytes": 3.0})
 def int_field(p):
-    """Field ``column`` of each record as an int64 (``-?digits``; an empty
-    field is null), after the first ``header`` records; fields before it may
-    be quoted. Anything else in that field, or a record without it, stops the run."""
+    """Field ``column`` of each record as an int64 (``-?digits`` within int64;
+    an empty field is null), after the first ``header`` records; empty records
+    (blank lines) are skipped, fields before it may be quoted (as
+    :data:`csv_records` reads quotes). Anything else in that field, or a
+    record without it, stops the run."""
     n = 0
     for r in range(p.records.offsets.size - 1):
         a, b = p.records.offsets[r], p.records.offsets[r + 1]
         p.bytes[0] += b - a
+        if b == a:
+            continue
         p.seen[0] += 1
         if p.seen[0] <= p.header:
             continue
-        i, k, quoted = a, 0, False
+        i, k, state = a, 0, FIELD_START
         while k < p.column:
             if i >= b:
                 raise ValueError("a record without the column")
-            if p.records.data[i] == p.quote:
-                quoted = not quoted
-            elif p.records.data[i] == p.delimiter and not quoted:
+            c = p.records.data[i]
+            if state == QUOTED:
+                state = QUOTE_IN_QUOTED if c == p.quote else QUOTED
+            elif c == p.quote and (state == FIELD_START or state == QUOTE_IN_QUOTED):
+                state = QUOTED
+            elif c == p.delimiter:
+                state = FIELD_START
                 k += 1
+            else:
+                state = UNQUOTED
             i += 1
         e = i
         while e < b and p.records.data[e] != p.delimiter:
             e += 1
         negative = e > i and p.records.data[i] == 45
-        value = 0
+        if negative and e == i + 1:
+            raise ValueError("'-' is not an integer")
+        value = np.int64(0)  # built negative: int64's range is one larger below zero
         for j in range(i + 1 if negative else i, e):
             d = np.int64(p.records.data[j]) - 48
             if d < 0 or d > 9:
                 raise ValueError("not an integer")
-            value = value * 10 + d
-        p.values.values[n] = -value if negative else value
+            if value < _CUTOFF or (value == _CUTOFF and d > 8):
+                raise OverflowError("an integer outside int64")
+            value = value * 10 - d
+        if not negative and value == _INT64_MIN:
+            raise OverflowError("an integer outside int64")
+        p.values.values[n] = value if negative else -value
         p.values.valid[n] = 1 if e > i else 0
         n += 1
     return n

@@ -88,7 +88,8 @@ def port_type(spec: TypeSpec) -> PortType:
 
 def Nullable(spec: TypeSpec) -> PortType:  # noqa: N802 (a type constructor, spelled like one)
     """An Arrow-typed port whose values may be null (``p.<port>.valid[i]``: 1 when value ``i`` is
-    valid, 0 when null); Arrow's bitmap at the host's end, a byte per value inside a program."""
+    valid, 0 when null); Arrow's bitmap at the host's end, a byte per value inside a program.
+    A function returning a :class:`PortType` (``t.nullable`` tells), not a class."""
     t = port_type(spec)
     if t.arrow is None:
         raise TypeError(f"only Arrow-typed ports may hold nulls, not {t.name}")
@@ -137,6 +138,8 @@ class Out:
         if min(self.rows or 0, self.bytes or 0, self.extra_rows, self.extra_bytes) < 0:
             raise ValueError(f"Out(rows=..., bytes=..., extra_rows=..., extra_bytes=...) must be >= 0, got "
                              f"{self.rows}, {self.bytes}, {self.extra_rows}, {self.extra_bytes}")
+        if (self.rows is not None and self.extra_rows) or (self.bytes is not None and self.extra_bytes):
+            raise ValueError("Out(extra_rows=, extra_bytes=) add to the input's size: not with rows= or bytes=")
         if (self.bytes is not None or self.extra_bytes) and not self.type.variable:
             raise ValueError(f"Out(bytes=..., extra_bytes=...) is for string and binary ports, not {self.type.name}")
 
@@ -145,7 +148,8 @@ class Out:
         return input_rows + self.extra_rows if self.rows is None else self.rows
 
     def buffer_sizes(self, input_rows: int, input_bytes: int) -> list[int]:
-        """The call's buffer(s) for this port, in bytes: the values, or offsets and bytes."""
+        """The call's buffer(s) for this port, in bytes: the values, or offsets and
+        bytes; then a nullable port's validity (a byte per value)."""
         rows = self.capacity(input_rows)
         if self.type.variable:
             sizes = [4 * (rows + 1), input_bytes + self.extra_bytes if self.bytes is None else self.bytes]
@@ -257,6 +261,13 @@ def packet_from_buffers(buffers: list[np.ndarray], ptype: PortType) -> Packet:
     valid = buffers[-1]
     if len(valid) != len(values) or np.any(valid > 1):
         raise ValueError(f"validity must be one byte (0 or 1) per value written ({len(values)})")
+    nulls = valid == 0
+    if ptype.variable:
+        if np.any(np.diff(values.offsets)[nulls]):
+            raise ValueError("a null string must be empty (its two offsets equal)")
+    elif nulls.any():  # a null's value is zero downstream too, whatever the program left there
+        values = values.copy()
+        values[nulls] = 0
     return NullablePacket(values, valid)
 
 
@@ -290,7 +301,13 @@ def to_port_values(values: Any, ptype: PortType, where: str) -> Packet:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if ptype.nullable:
-        array = values if isinstance(values, pa.Array) else pa.array(values, ptype.arrow)
+        if not isinstance(values, pa.Array) and not ptype.variable and isinstance(values, np.ndarray) \
+                and values.dtype != ptype.dtype:
+            raise TypeError(f"{where} takes {ptype.name} ({ptype.dtype}), got an array of {values.dtype}")
+        try:
+            array = values if isinstance(values, pa.Array) else pa.array(values, ptype.arrow)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+            raise TypeError(f"{where} takes {ptype.name}: {e}") from None
         if array.type != ptype.arrow:
             raise TypeError(f"{where} takes {ptype.name}, got an Arrow array of {array.type}")
         valid = array.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)

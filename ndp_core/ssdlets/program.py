@@ -144,8 +144,10 @@ class SSDlet:
         k = 0
         for j, out in enumerate(self.outputs.values()):
             count = "wrote" if len(self.outputs) == 1 else f"wrote[{j}]"
-            if not out.type.variable:
-                lines.append(f"    app_set_written(call, {k}, {count} * {out.type.itemsize})")
+            if not out.type.variable:  # a count outside the capacity reports -1 bytes, which the engine refuses
+                values = f"v{len(self.inputs) + j}" + (".values" if out.type.nullable else "")
+                lines.append(f"    app_set_written(call, {k}, {count} * {out.type.itemsize} "
+                             f"if 0 <= {count} <= {values}.size else -1)")
             else:  # a count past the offsets reports -1 bytes, which the engine refuses
                 offsets = f"v{len(self.inputs) + j}.offsets"
                 lines += [f"    n = {count}", f"    fits = n >= 0 and n < {offsets}.size",

@@ -103,3 +103,25 @@ def validity_of_two(p):
         p.y.values[i] = p.x.values[i]
         p.y.valid[i] = 2
     return p.x.valid.size
+
+
+@ssdlet(inputs={"x": Nullable(pa.int64())}, outputs={"y": Nullable(pa.int64())})
+def junk_under_nulls(p):
+    """Copies the validity, writes 12345 under every value (nulls included)."""
+    for i in range(p.x.valid.size):
+        p.y.values[i] = 12345
+        p.y.valid[i] = p.x.valid[i]
+    return p.x.valid.size
+
+
+@ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()})
+def count_past_capacity(p):
+    return p.y.size + 1
+
+
+@ssdlet(inputs={"x": Nullable(pa.int64())}, outputs={"s": Nullable(pa.string())})
+def bytes_under_a_null_string(p):
+    p.s.data[0] = 65
+    p.s.offsets[1] = 1
+    p.s.valid[0] = 0
+    return 1

@@ -27,10 +27,10 @@ def messy_csv(tmp_path_factory):
     return path
 
 
-def _value_column(ssd, path, sides, pages_per_packet):
+def _value_column(ssd, path, sides, pages_per_packet, column=2):
     app = Application(ssd, pages_per_packet=pages_per_packet, queue_depth=2)
-    records = app.add(csv_records, on=sides[0], quote=ord('"'))
-    values = app.add(int_field, on=sides[1], column=2, delimiter=ord(","), quote=ord('"'), header=1)
+    records = app.add(csv_records, on=sides[0], delimiter=ord(","), quote=ord('"'))
+    values = app.add(int_field, on=sides[1], column=column, delimiter=ord(","), quote=ord('"'), header=1)
     app.scan(records.pages, path)
     app.connect(records.records, values.records)
     app.collect(values.values)
@@ -53,3 +53,23 @@ def test_a_record_longer_than_the_carry_stops_the_run(ssd, tmp_path):
     path.write_text("a,b,c\n1," + "x" * (MAX_RECORD_BYTES + 100_000) + ",3\n")  # packets past the carry
     with pytest.raises(SSDletError, match="csv_records .csv_records. on the device.*an index out of bounds"):
         _value_column(ssd, path, ("device", "host"), 1)
+
+
+@pytest.mark.parametrize("text, expected", [
+    (b'id,v\nab"c,1\nd"e,2\nf,3\n', [1, 2, 3]),  # a quote inside an unquoted field is text
+    (b'id,v\n"x,""y""\n z",5\n\nq,\r\n\r\n', [5, None]),  # doubled quotes, a quoted LF, blank lines
+    (b"id,v\nx,9223372036854775807\ny,-9223372036854775808", [2**63 - 1, -2**63]),
+])
+def test_quotes_blank_lines_and_int64_edges_as_the_reader_reads_them(tmp_path, text, expected):
+    path = tmp_path / "case.csv"
+    path.write_bytes(text)
+    got = _value_column(None, path, ("host", "host"), 1, column=1)["int_field.values"]
+    assert got.to_pylist() == expected == arrow_bridge.read_csv(path)["v"].to_pylist()
+
+
+@pytest.mark.parametrize("value", ["9223372036854775808", "-9223372036854775809", "-", "1x"])
+def test_a_value_outside_int64_or_not_an_integer_stops_the_run(tmp_path, value):
+    path = tmp_path / "bad.csv"
+    path.write_text(f"id,v\n1,{value}\n")
+    with pytest.raises(SSDletError, match="int_field .int_field. on the host.*an exception the program raised"):
+        _value_column(None, path, ("host", "host"), 1, column=1)

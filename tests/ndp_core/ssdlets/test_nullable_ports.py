@@ -9,7 +9,8 @@ import pytest
 
 from ndp_core.ssdlets import Application, GraphError, Nullable, SSDletError, ssdlet
 from ndp_core.ssdlets.examples import keep_above
-from ssdlet_programs import null_below, null_lengths, validity_of_two
+from ssdlet_programs import (bytes_under_a_null_string, count_past_capacity, junk_under_nulls, null_below,
+                             null_lengths, validity_of_two)
 
 RNG = np.random.default_rng(5)
 VALUES = pa.array(RNG.normal(size=3000), mask=RNG.random(3000) < 0.2)
@@ -74,3 +75,40 @@ def test_validity_other_than_zero_or_one_is_a_clear_error(ssd):
     app.collect(bad.y)
     with pytest.raises(SSDletError, match="output y: validity must be one byte .0 or 1. per value written"):
         app.run()
+
+
+def test_a_null_reads_as_zero_downstream_whatever_its_producer_left(ssd):
+    app = Application(ssd, packet_rows=2)
+    junk = app.add(junk_under_nulls, on="device")
+    add = app.add(null_below, floor=-1e300)
+    to_double = app.add(int_to_double)
+    app.feed(junk.x, pa.array([1, None, 3]))
+    app.connect(junk.y, to_double.x)
+    app.connect(to_double.y, add.x)
+    app.collect(add.y)
+    got = app.run()["null_below.y"]
+    assert got.to_pylist() == [12345.0, None, 12345.0]
+    assert np.frombuffer(got.buffers()[1], np.float64)[1] == 0.0  # the null's slot: zero, not 12345
+
+
+@pytest.mark.parametrize("program, problem", [
+    (count_past_capacity, "returned a count larger than an output's capacity"),
+    (bytes_under_a_null_string, "a null string must be empty"),
+])
+def test_counts_and_null_strings_a_program_got_wrong_are_clear_errors(ssd, program, problem):
+    app = Application(ssd)
+    node = app.add(program, on="device")
+    app.feed(node.x, pa.array([1, 2], pa.int64()))
+    app.collect(getattr(node, next(iter(program.outputs))))
+    with pytest.raises(SSDletError, match=problem):
+        app.run()
+
+
+def test_host_values_for_a_nullable_port_are_checked_like_a_plain_ports(ssd):
+    app = Application(ssd)
+    node = app.add(null_lengths)
+    plain = app.add(int_to_double)
+    with pytest.raises(TypeError, match=r"takes int64\? \(int64\), got an array of int32"):
+        app.feed(plain.x, np.array([1, 2], np.int32))
+    with pytest.raises(TypeError, match=r"input .*takes string\?"):
+        app.feed(node.s, [1.5])
