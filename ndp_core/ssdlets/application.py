@@ -22,7 +22,7 @@ from ndp_core.engine import Engine, Status
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
 from ndp_core.ssdlets.ports import (PAGES, concat_packets, empty_packet, packet_arrays, packet_from_buffers,
-                                   to_arrow, to_port_values)
+                                   private_copy, to_arrow, to_port_values)
 from ndp_core.ssdlets.program import OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
 
 __all__ = ["Application", "RunResult", "NodeWork"]
@@ -120,7 +120,7 @@ class Application:
         """Send host values (an Arrow or NumPy array of the port's type) to an
         input port, cut into packets of ``packet_rows``."""
         _check_host_input(inp)
-        inp.node.feeds[inp.name] = to_port_values(values, inp.type, f"input {inp!r}")
+        inp.node.feeds[inp.name] = private_copy(to_port_values(values, inp.type, f"input {inp!r}"))
 
     def scan(self, inp: PortRef, path: Union[str, os.PathLike]) -> None:
         """Read a file's pages into a :data:`PAGES` port, ``pages_per_packet`` at a time."""

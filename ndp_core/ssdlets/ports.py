@@ -34,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["PAGES", "Nullable", "NullablePacket", "Out", "PortType", "Strings", "port_type", "to_port_values", "to_arrow",
-           "concat_packets", "packet_arrays", "packet_from_buffers", "empty_packet"]
+           "concat_packets", "packet_arrays", "packet_from_buffers", "empty_packet", "private_copy"]
 
 
 @dataclass(frozen=True)
@@ -269,6 +269,16 @@ def packet_from_buffers(buffers: list[np.ndarray], ptype: PortType) -> Packet:
         values = values.copy()
         values[nulls] = 0
     return NullablePacket(values, valid)
+
+
+def private_copy(packet: Packet) -> Packet:
+    """``packet`` over memory of its own: a program may write into its inputs,
+    and host data fed to a port must not change under its caller."""
+    if isinstance(packet, NullablePacket):
+        return NullablePacket(private_copy(packet.values), packet.valid.copy())
+    if isinstance(packet, Strings):
+        return Strings(packet.offsets.copy(), packet.data.copy())
+    return packet.copy()
 
 
 def empty_packet(ptype: PortType) -> Packet:

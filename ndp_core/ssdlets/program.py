@@ -8,7 +8,7 @@ timing model prices, and is compiled at run time into an ordinary StorageApp
 MINIT and frees with MDEINIT.
 
 The function takes one argument, ``p``: every declared name is a field of it.
-Input ports are read-only arrays (one packet), output ports are arrays to
+Input ports are arrays to read (one packet; the instance's copy), output ports are arrays to
 fill (their capacity), arguments are scalars, state fields and work counters
 are one-element arrays, and ``p.at_end`` is true on the last call, made with
 empty inputs after the last packet. It returns how many values it wrote: an

@@ -125,3 +125,11 @@ def bytes_under_a_null_string(p):
     p.s.offsets[1] = 1
     p.s.valid[0] = 0
     return 1
+
+
+@ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()})
+def scribbles_on_its_input(p):
+    for i in range(p.x.size):
+        p.y[i] = p.x[i]
+        p.x[i] = -1
+    return p.x.size

@@ -8,7 +8,7 @@ import pytest
 from ndp_core.ssdlets import Application, GraphError, SSDletError
 
 from ndp_core.ssdlets.examples import keep_above, total
-from ssdlet_programs import claims_too_much, never_ends, pipeline, scale, writes_too_far
+from ssdlet_programs import claims_too_much, never_ends, pipeline, scale, scribbles_on_its_input, writes_too_far
 
 NUMBERS = np.random.default_rng(7).integers(0, 10**12, 20_000)
 
@@ -172,3 +172,15 @@ def test_the_model_charges_each_node_and_what_crosses_the_link(ssd, numbers_file
     assert near.model.resource_s["flash"] == far.model.resource_s["flash"] > 0
     assert near.model.makespan_s == max(near.model.resource_s.values())
 
+
+
+@pytest.mark.parametrize("on", ["device", "host"])
+def test_a_program_writing_into_its_input_leaves_the_callers_data_alone(ssd, on):
+    numbers, arrow = np.arange(5, dtype=np.int64), pa.array([7, 8, 9], pa.int64())
+    for values in (numbers, arrow):
+        app = Application(ssd)
+        node = app.add(scribbles_on_its_input, on=on)
+        app.feed(node.x, values)
+        app.collect(node.y)
+        assert app.run()["scribbles_on_its_input.y"].to_pylist() == list(values.tolist())
+    assert numbers.tolist() == [0, 1, 2, 3, 4] and arrow.to_pylist() == [7, 8, 9]
