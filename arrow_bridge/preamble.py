@@ -101,8 +101,9 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
 
 
 def _line_at(data: "_Buffered", pos: int) -> int:
-    """The 1-based physical line of byte ``pos`` of the buffered start."""
-    return 1 + count_line_breaks(data.buf, 0, pos)
+    """The 1-based physical line of byte ``pos`` of the buffered start (``pos``
+    may lie one past the end: after a last record without its line end)."""
+    return 1 + count_line_breaks(data.buf, 0, min(pos, len(data.buf)))
 
 
 def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool = True) -> int:
