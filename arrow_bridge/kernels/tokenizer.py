@@ -39,6 +39,7 @@ def count_line_breaks(buf, start, end):
     >>> count_line_breaks(np.frombuffer(b"a\\r\\nb\\rc\\n", np.uint8).copy(), 0, 7)
     3
     """
+    end = min(end, buf.size)  # as a slice would: a kernel without bounds checks must not read past
     n = 0
     for i in range(start, end):
         n += buf[i] == LF
