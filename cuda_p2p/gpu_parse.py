@@ -95,9 +95,13 @@ class GpuParseTime:
     """
 
     bytes: int = 0
-    seconds: float = 0.0
     steps: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def seconds(self) -> float:
+        """All of it: the steps' sum."""
+        return sum(self.steps.values())
 
     @property
     def text_seconds(self) -> float:
@@ -108,7 +112,6 @@ class GpuParseTime:
         """One parsed span: its text bytes and its seconds by step."""
         with self._lock:
             self.bytes += nbytes
-            self.seconds += sum(steps.values())
             for name, seconds in steps.items():
                 self.steps[name] = self.steps.get(name, 0.0) + seconds
 

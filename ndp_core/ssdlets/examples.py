@@ -10,6 +10,7 @@
 >>> parse_lines
 SSDlet parse_lines(pages: pages) -> (numbers: int64); state partial: int64, digits: int64; work bytes, parsed
 """
+import numba as nb
 import numpy as np
 import pyarrow as pa
 
@@ -77,6 +78,20 @@ _CUTOFF = np.int64(-((1 << 63) // 10))  # value * 10 - d stays in int64 while va
 FIELD_START, UNQUOTED, QUOTED, QUOTE_IN_QUOTED = 0, 1, 2, 3
 
 
+@nb.njit(inline="always")
+def next_field_state(state, b, delimiter, quote):
+    """The state after byte ``b`` (a delimiter, or a line feed outside quotes, starts a field).
+
+    >>> next_field_state(FIELD_START, ord('"'), ord(","), ord('"')) == QUOTED
+    True
+    """
+    if state == QUOTED:
+        return QUOTE_IN_QUOTED if b == quote else QUOTED
+    if b == quote and (state == FIELD_START or state == QUOTE_IN_QUOTED):
+        return QUOTED
+    return FIELD_START if b == delimiter or b == 10 else UNQUOTED
+
+
 @ssdlet(inputs={"pages": PAGES}, outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
         args={"delimiter": pa.uint8(), "quote": pa.uint8()}, state={"carry": _CARRY},
         work={"bytes": 2.0, "emitted": 20.0})
@@ -91,16 +106,9 @@ def csv_records(p):
     start = 0
     for i in range(p.pages.size):
         b = p.pages[i]
-        state = c["state"]
-        if state == QUOTED:
-            c["state"] = QUOTE_IN_QUOTED if b == p.quote else QUOTED
-        elif b == p.quote and (state == FIELD_START or state == QUOTE_IN_QUOTED):
-            c["state"] = QUOTED
-        elif b == p.delimiter:
-            c["state"] = FIELD_START
-        elif b != 10:
-            c["state"] = UNQUOTED
-        else:
+        ends_record = b == 10 and c["state"] != QUOTED
+        c["state"] = next_field_state(c["state"], b, p.delimiter, p.quote)
+        if ends_record:
             at = p.records.offsets[n]
             for j in range(c["n"]):
                 p.records.data[at + j] = c["bytes"][j]
@@ -113,7 +121,6 @@ def csv_records(p):
             p.records.offsets[n + 1] = at + max(end - start, 0)
             n += 1
             c["n"] = 0
-            c["state"] = FIELD_START
             start = i + 1
     for j in range(start, p.pages.size):
         c["bytes"][c["n"]] = p.pages[j]
@@ -152,16 +159,8 @@ def int_field(p):
         while k < p.column:
             if i >= b:
                 raise ValueError("a record without the column")
-            c = p.records.data[i]
-            if state == QUOTED:
-                state = QUOTE_IN_QUOTED if c == p.quote else QUOTED
-            elif c == p.quote and (state == FIELD_START or state == QUOTE_IN_QUOTED):
-                state = QUOTED
-            elif c == p.delimiter:
-                state = FIELD_START
-                k += 1
-            else:
-                state = UNQUOTED
+            state = next_field_state(state, p.records.data[i], p.delimiter, p.quote)
+            k += state == FIELD_START and p.records.data[i] == p.delimiter
             i += 1
         e = i
         while e < b and p.records.data[e] != p.delimiter:

@@ -27,7 +27,7 @@ TypeError: a port carries fixed-width values (integers, floats, dates, timestamp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -289,14 +289,13 @@ def empty_packet(ptype: PortType) -> Packet:
 
 def concat_packets(parts: list, ptype: PortType) -> Packet:
     """One port's packets as one (offsets of string packets rebased)."""
-    if ptype.nullable:
-        inner = PortType(ptype.name, ptype.dtype, ptype.arrow, ptype.variable)
-        return NullablePacket(concat_packets([p.values for p in parts], inner),
-                              np.concatenate([p.valid for p in parts]) if parts else np.zeros(0, np.uint8))
-    if not ptype.variable:
-        return np.concatenate(parts) if parts else np.zeros(0, ptype.dtype)
     if not parts:
-        return Strings(np.zeros(1, np.int32), np.zeros(0, np.uint8))
+        return empty_packet(ptype)
+    if ptype.nullable:
+        return NullablePacket(concat_packets([p.values for p in parts], replace(ptype, nullable=False)),
+                              np.concatenate([p.valid for p in parts]))
+    if not ptype.variable:
+        return np.concatenate(parts)
     starts = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
     offsets = np.concatenate([np.zeros(1, np.int64)] + [p.offsets[1:] + start for p, start in zip(parts, starts)])
     if offsets[-1] > np.iinfo(np.int32).max:
