@@ -22,9 +22,11 @@ $(INSTALLED): pyproject.toml setup.py $(wildcard ndp_core/src/*)
 # Compile the reader's kernels once (and again when they change) so every later
 # process loads them from Numba's on-disk cache. Numba keys a cached kernel on its
 # own file only, so a constant changed in a module it imports (a status, a layout
-# word) would leave it stale: any change recompiles them all.
-KERNEL_SOURCES := $(wildcard arrow_bridge/kernels/*.py arrow_bridge/*/*.py ndp_core/*.py \
-                  $(addprefix arrow_bridge/,transcoding.py line_filters.py column_finish.py preamble.py))
+# word) would leave it stale: any change recompiles them all. The warm-up also builds the startup
+# library (arrow_bridge/startup.py: a small read's kernels, compiled ahead of time), from the same
+# sources (startup.KERNEL_SOURCES lists them too).
+KERNEL_SOURCES := $(wildcard arrow_bridge/*/*.py ndp_core/*.py \
+                  $(addprefix arrow_bridge/,transcoding.py line_filters.py column_finish.py preamble.py jit.py startup.py))
 $(WARM): $(INSTALLED) $(KERNEL_SOURCES)
 	find arrow_bridge -name '*.nbi' -delete -o -name '*.nbc' -delete
 	$(PY) -m arrow_bridge.warmup
@@ -54,7 +56,7 @@ sanitize: install $(WARM_DEVICE)
 	bash .ci/sanitize thread
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(DATA)
+	rm -rf $(VENV) build *.egg-info $(DATA) arrow_bridge/_startup_kernels
 	find . -name __pycache__ -prune -exec rm -rf {} +
 
 # Here (online), before `make gpu` elsewhere: the wheels the GPU machine lacks, for its

@@ -6,6 +6,7 @@ here as they do on a GPU (slowly: keep their inputs small).
 """
 import os
 
+from arrow_bridge.jit import load_numba
 from cuda_p2p.runtime import driver_present
 
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and not driver_present():
@@ -13,3 +14,7 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and not driver_present():
     import numba
 
     numba.config.ENABLE_CUDASIM = True
+
+# Tests compile Numba functions of their own that call the reader's kernels
+# and intrinsics: Numba must know those before any test module imports them.
+load_numba()

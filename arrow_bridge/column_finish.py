@@ -43,7 +43,6 @@ import dataclasses
 import re
 from typing import Any, Callable, Optional, Protocol, Sequence
 
-import numba as nb
 import numpy as np
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
@@ -51,6 +50,7 @@ from arrow_bridge.converters import TokenizedSpan, ValueRules, conversion_spec, 
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
 from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.numbers.parse_dates import parse_timestamp, to_unit
 from arrow_bridge.options import CsvOptions, is_iso8601
@@ -665,7 +665,7 @@ def _iso_timestamps(array: pa.Array, unit: str) -> tuple[np.ndarray, np.ndarray,
     return read, values, with_zone
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _iso_kernel(data, offsets, max_digits, per_second, read, values, with_zone):
     for i in range(offsets.shape[0] - 1):
         ok, secs, nanos, ndigits, has_zone = parse_timestamp(data, offsets[i], offsets[i + 1])

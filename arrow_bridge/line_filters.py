@@ -50,10 +50,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
-import numba as nb
 import numpy as np
 
 from arrow_bridge.errors import CsvParseError
+from arrow_bridge.jit import njit
 from arrow_bridge.source import ByteSource, copy_from_blocks, open_source
 
 #: The keywords a :class:`LineRules` implements, as ``pandas.read_csv`` names them.
@@ -84,7 +84,7 @@ KEEP, CAPTURE = 1, 2
 DONE, NEED_DECISION, PASS_THROUGH, STRAY_LINE_BREAK = range(4)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _put(out, n, c, i, target, hit):
     """Writes ``c`` at ``out[n]``; ``hit`` becomes ``i`` (the input position) when ``n`` is the target."""
     if n == target:
@@ -93,14 +93,14 @@ def _put(out, n, c, i, target, hit):
     return n + 1, hit
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _put_break(out, n, i, target, hit):
     """A dropped line's break: CRLF, which never merges with a CR before it or an LF after it."""
     n, hit = _put(out, n, CR, i, target, hit)
     return _put(out, n, LF, i, target, hit)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _record_mode(records, drop_records, captures):
     """The mode of the record about to begin: kept unless before the header; captured when a header row."""
     mode = KEEP if records >= drop_records else 0
@@ -110,12 +110,12 @@ def _record_mode(records, drop_records, captures):
     return mode
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _is_blank(c, delim):
     return (c == SPACE or c == TAB) and c != delim
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _plain_run(raw, i, end, st, delim, at_start, in_field, in_quotes):
     """Where the run of plain bytes from ``i`` in a kept record ends, and the
     state there: unquoted fields and the delimiters between them, or a quoted
@@ -149,7 +149,7 @@ def _plain_run(raw, i, end, st, delim, at_start, in_field, in_quotes):
     return j, IN_FIELD
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _filter_text(raw, pos, end, final, out, n_out, cap, n_cap, cap_ends, n_ends, state, params, decisions,
                 captures, stops, target, hit):
     """Filters ``raw[pos:end]`` into ``out`` (room for two bytes per input

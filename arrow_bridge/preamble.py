@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import NEEDS_MORE, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.fields import field_value
 from arrow_bridge.kernels.tokenizer import NO_CHAR, count_line_breaks, split_record
@@ -196,7 +196,7 @@ def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: D
     return np.insert(buf, np.repeat(offsets, len(filler)), np.tile(filler, len(offsets)))
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _empty_lines(buf, end, delim, special, quote, escape, double_quote, out):
     capacity = 64
     starts = np.empty(capacity, dtype=np.int64)

@@ -402,7 +402,7 @@ class DeviceSearch:
 
     def __init__(self, device: Device, split: SplitPolicy, path: str, size: int, plan: SearchPlan, mode: int,
                  room: OutputRoom) -> None:
-        from arrow_bridge.kernels.search import search_storage_app  # compiled on first use
+        from arrow_bridge.kernels.search_app import search_storage_app  # compiled on first use
 
         self.device, self.split, self.size, self.plan, self.mode, self.room = device, split, size, plan, mode, room
         self.page_size = int(device.page_size)

@@ -34,8 +34,9 @@ import codecs
 import functools
 from typing import Any
 
-import numba as nb
 import numpy as np
+
+from arrow_bridge.jit import njit
 
 
 UTF8_NAMES = ("utf-8", "utf-8-sig")  # the reader's own input: no transcoding (it strips a BOM itself)
@@ -244,7 +245,7 @@ def _strict_reason(encoding: str, bad: bytes) -> str:
 _HIGH_BITS = np.uint64(0x8080808080808080)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def table_transcode(raw, table, lengths, out):
     """Writes the UTF-8 of single-byte text ``raw`` to ``out`` (room for
     ``lengths.max()`` bytes per byte, and 3 more); returns ``(bytes written,

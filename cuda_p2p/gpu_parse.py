@@ -34,6 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from arrow_bridge.fast_path import FastPlan, FusedBuffers
+from arrow_bridge.jit import load_numba
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fused import SKIP, STRING
 from arrow_bridge.numbers.parse_floats import parse_float64
@@ -51,6 +52,8 @@ from arrow_bridge.kernels.status import (
 )
 from cuda_p2p import runtime
 from cuda_p2p.transfer import DEFAULT_STAGING, PinnedStager
+
+load_numba()  # the host kernels the span parser below calls are typed by Numba from here on
 
 CHUNK = 256  # bytes per thread in the record-boundary scan
 _LF = 10

@@ -37,6 +37,33 @@ def _numpy_compat() -> None:
 
 _numpy_compat()
 
+
+def kernels_as_device_functions() -> None:
+    """Let CUDA kernels call the host's kernels (:class:`arrow_bridge.jit.Kernel`)
+    as numba-cuda lets them call Numba's CPU functions.
+
+    numba-cuda compiles a CPU ``Dispatcher`` met in a kernel's globals into a
+    device function, but checks for that class by ``isinstance`` before it
+    types the global; a ``Kernel`` (which makes its dispatcher on demand)
+    fails that check. This hands numba-cuda the dispatcher instead, once.
+    Nothing to do on the simulator, which runs kernels as Python.
+    """
+    if simulator_requested():
+        return
+    from numba.cuda.target import CUDATypingContext
+
+    from arrow_bridge.jit import Kernel
+
+    resolve = CUDATypingContext.resolve_value_type
+    if getattr(resolve, "takes_kernels", False):
+        return
+
+    def resolve_value_type(self, val):
+        return resolve(self, val.dispatcher if isinstance(val, Kernel) else val)
+
+    resolve_value_type.takes_kernels = True
+    CUDATypingContext.resolve_value_type = resolve_value_type
+
 #: Held while a kernel is launched (not while it runs on a GPU): Numba's
 #: simulator runs no two kernels at once.
 KERNEL_TURN = threading.Lock()

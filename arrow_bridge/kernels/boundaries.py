@@ -37,12 +37,10 @@ All kernels are ``nopython``/``nogil``, allocate nothing and never raise.
 """
 import ctypes
 
-import numba as nb
 import numpy as np
 from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
+
+from arrow_bridge.jit import cgutils, intrinsic, njit, numba_types as types
 
 REC, FIELD, UNQ, UNQ_ESC, Q, Q_ESC, Q_QUOTE, CR = range(8)
 N_STATES = 8
@@ -110,7 +108,7 @@ def reachable_states(table: np.ndarray) -> np.ndarray:
     return seen
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _is_unquoted(state):
     return state == REC or state == FIELD or state == UNQ or state == CR
 
@@ -142,7 +140,7 @@ def _memrchr(typingctx, base, c, n):
     return sig, codegen
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _last_byte_libc(buf, start, end, c):
     if end <= start:
         return -1
@@ -151,7 +149,7 @@ def _last_byte_libc(buf, start, end, c):
     return -1 if found == 0 else found - base
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _last_byte_loop(buf, start, end, c):
     i = end - 1
     while i >= start and buf[i] != c:
@@ -162,7 +160,7 @@ def _last_byte_loop(buf, start, end, c):
 _last_byte = _last_byte_libc if _HAVE_MEMRCHR else _last_byte_loop
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def last_special(buf, start, end, quote, escape):
     """Position of the last quote or escape byte in ``buf[start:end]``, or -1.
 
@@ -177,7 +175,7 @@ def last_special(buf, start, end, quote, escape):
     return last
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _next_quote_or_escape(buf, pos, end, quote, escape):
     """The first position in ``buf[pos:end]`` holding the quote or escape byte (``end`` if none)."""
     while pos < end:
@@ -188,7 +186,7 @@ def _next_quote_or_escape(buf, pos, end, quote, escape):
     return end
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def exit_state(buf, pos, end, state, table, quote, escape, special_end):
     """The automaton's state after ``buf[pos:end]``, entered in ``state``.
 
@@ -221,7 +219,7 @@ def exit_state(buf, pos, end, state, table, quote, escape, special_end):
     return state
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def first_record_start(buf, pos, end, state, table, quote, escape, special_end):
     """The first record start in ``buf[pos:end]`` entered in ``state``.
 
@@ -266,7 +264,7 @@ def first_record_start(buf, pos, end, state, table, quote, escape, special_end):
     return -1, state
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def possible_states(buf, start, end, table, entries):
     """Mask of the states the automaton can be in after ``buf[start:end]``
     when it entered in any state of the mask ``entries``.

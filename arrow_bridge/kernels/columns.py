@@ -10,9 +10,9 @@ buffers are identical whichever path produced them.
 ``span`` is ``(buf, row_starts, ends, flags, nrows, capacity, dialect,
 scratch)`` in the tokenizer's column-major layout; ``nulls`` is a spelling set (see :mod:`.fields`).
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, set_valid, unescape
 from arrow_bridge.kernels.status import (
     BAD_VALUE,
@@ -43,7 +43,7 @@ _COUNTER_OF_KIND = (NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOO
 # its branches cost next to nothing.
 
 
-@nb.njit(nogil=True, cache=True, error_model="numpy")
+@njit(nogil=True, cache=True, error_model="numpy")
 def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, out, bits, validity,
                   counters):
     """Converts one column into fixed-width values.
@@ -132,7 +132,7 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     return OK, -1, null_count
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def string_bytes_upper_bound(span, col):
     """Room for the column's values: raw field lengths, less the quotes of plainly
     quoted fields (exact unless a field needs unescaping, which only shrinks it)."""
@@ -148,7 +148,7 @@ def string_bytes_upper_bound(span, col):
     return total
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _is_ascii(data, n):
     acc = np.uint8(0)
     for i in range(n):
@@ -156,7 +156,7 @@ def _is_ascii(data, n):
     return acc < 128
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def utf8_valid(src, start, end):
     """Whether ``src[start:end]`` is well-formed UTF-8 (no overlongs or surrogates)."""
     i = start
@@ -188,7 +188,7 @@ def utf8_valid(src, start, end):
     return True
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
                     offsets, data, validity, counters):
     """Strings into Arrow's offsets + data layout.

@@ -5,14 +5,14 @@ A field is ``[start, end)`` in the span buffer plus the tokenizer's flags. A
 plain quoted field is read in place without its quotes; only fields with
 doubled quotes or escapes are unescaped, into a scratch buffer.
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import COMPLEX, QUOTED
 from arrow_bridge.numbers.swar import byte_at, word_at
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def unescape(buf, start, end, quote, escape, double_quote, out):
     """Writes the decoded value of the raw field ``buf[start:end]`` to ``out``;
     returns its length (``out`` must hold ``end - start`` bytes)."""
@@ -45,7 +45,7 @@ def unescape(buf, start, end, quote, escape, double_quote, out):
     return n
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def field_value(buf, start, end, flag, dialect, scratch):
     """The decoded bytes of a field as ``(array, start, end)``.
 
@@ -60,7 +60,7 @@ def field_value(buf, start, end, flag, dialect, scratch):
     return buf, start, end
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def in_spelling_set(src, start, end, spellings):
     """Whether ``src[start:end]`` equals one of the spellings.
 
@@ -77,7 +77,7 @@ def in_spelling_set(src, start, end, spellings):
     return spelled(src.ctypes.data, start, end, data.ctypes.data, offsets.ctypes.data, offsets.shape[0] - 1)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def spelled(at, start, end, data_at, offsets_at, count):
     """Whether bytes ``[start, end)`` at address ``at`` are one of ``count``
     strings: a spelling set's bytes at ``data_at``, int64 offsets at
@@ -98,7 +98,7 @@ def spelled(at, start, end, data_at, offsets_at, count):
     return False
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def set_valid(validity, row):
     """Sets the validity bit of ``row`` in an Arrow bitmap.
 
@@ -110,7 +110,7 @@ def set_valid(validity, row):
     validity[row >> 3] |= np.uint8(1 << (row & 7))
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def mark_valid_before(validity, row):
     """Sets the validity bits of rows ``0..row-1``: kernels leave the bitmap
     untouched until the first null, as most columns have none.

@@ -14,6 +14,7 @@ the device path imports this module, so the host path never compiles it.
 >>> csv_format.address > 0
 True
 """
+from arrow_bridge.jit import load_numba
 from arrow_bridge.kernels.formatting import mwrite_step
 from arrow_bridge.kernels.status import BAD_VALUE, OK
 from ndp_core.engine import (
@@ -27,6 +28,8 @@ from ndp_core.engine import (
     app_state,
     storage_app,
 )
+
+load_numba()  # the app below is compiled by Numba itself, calling the kernels declared through arrow_bridge.jit
 
 
 @storage_app(cache=True)

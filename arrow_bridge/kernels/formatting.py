@@ -59,9 +59,9 @@ Example (host side; ``arrow_bridge.writer`` builds real batches)::
 """
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import BAD_VALUE, OK, OUT_OF_SPACE
 from arrow_bridge.numbers.format_dates import format_date, format_time, format_timestamp
 from arrow_bridge.numbers.format_floats import format_float
@@ -135,7 +135,7 @@ _N_COUNTERS = len(WRITER_COUNTERS)
 
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _is_spelling(src, a, n, batch, words, count, offsets_word, data_off):
     """Whether ``src[a:a+n]`` equals one of the ``count`` spellings."""
     for j in range(count):
@@ -153,14 +153,14 @@ def _is_spelling(src, a, n, batch, words, count, offsets_word, data_off):
     return False
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _starts_with_bom(src, a, b):
     """Whether ``src[a:b]`` starts with EF BB BF (U+FEFF): at the start of a
     file every reader takes those bytes for a byte order mark and drops them."""
     return b - a >= 3 and src[a] == 0xEF and src[a + 1] == 0xBB and src[a + 2] == 0xBF
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words, spellings, file_start):
     """String/binary bytes ``src[a:b]``, quoted when needed (also when equal to
     a null spelling, if ``spellings``; or when, as the file's first field
@@ -212,12 +212,12 @@ def _fmt_bytes(out, pos, cap, src, a, b, sep, quote, batch, words, spellings, fi
 # --------------------------------------------------------------------------
 # Layout checks: the device app trusts nothing in its input.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _section_ok(total, off, length, align):
     return 0 <= off <= total and 0 <= length <= total - off and off % align == 0
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _offsets_ok(batch, words, count, offsets_off, data_off, data_len):
     """An int64 offsets section of ``count + 1`` non-decreasing entries from 0
     to at most ``data_len``, and its data section, inside the batch."""
@@ -235,7 +235,7 @@ def _offsets_ok(batch, words, count, offsets_off, data_off, data_len):
     return True
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _column_ok(words, d, n_rows, total):
     kind, width, aux, flags = words[d + COLUMN.kind], words[d + COLUMN.width], words[d + COLUMN.aux], words[d + COLUMN.flags]
     if kind < 0 or kind >= N_KINDS:
@@ -275,7 +275,7 @@ def _column_ok(words, d, n_rows, total):
     return _section_ok(total, words[d + COLUMN.values], width * n_rows, width)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def layout_ok(batch):
     """Whether ``batch`` is a well-formed batch whose every section lies inside it.
 
@@ -314,20 +314,20 @@ def layout_ok(batch):
 # --------------------------------------------------------------------------
 # The batch kernel.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _bit(batch, off, bit, r):
     i = bit + r
     return (batch[off + (i >> 3)] >> (i & 7)) & 1
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _put_byte(out, pos, cap, b):
     if pos < cap:
         out[pos] = b
     return pos + 1
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _put_line_end(out, pos, cap, words):
     pos = _put_byte(out, pos, cap, words[BATCH.line_terminator0])
     if words[BATCH.line_terminator_len] == 2:
@@ -335,7 +335,7 @@ def _put_line_end(out, pos, cap, words):
     return pos
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _fmt_null(out, pos, cap, batch, words, flags):
     if flags & CF_NULL_QUOTED:
         q = words[BATCH.quote]
@@ -348,7 +348,7 @@ def _fmt_null(out, pos, cap, batch, words, flags):
     return end
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _fmt_header(out, pos, cap, batch, words, file_start):
     sep, quote = words[BATCH.sep], words[BATCH.quote]
     w = words[BATCH.name_offsets] // 8
@@ -362,7 +362,7 @@ def _fmt_header(out, pos, cap, batch, words, file_start):
     return _put_line_end(out, pos, cap, words)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def format_batch(batch, out, start, counters):
     """Format a batch as CSV text into ``out[start:]``.
 
@@ -481,7 +481,7 @@ def format_batch(batch, out, start, counters):
 # --------------------------------------------------------------------------
 # The MWRITE step: whole pages out, the partial last page kept in the state.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _load_i64(buf, off):
     v = np.int64(0)
     for i in range(8):
@@ -489,13 +489,13 @@ def _load_i64(buf, off):
     return v
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _store_i64(buf, off, v):
     for i in range(8):
         buf[off + i] = (v >> (8 * i)) & 0xFF
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def mwrite_step(batch, state, out, counters):
     """One MWRITE of the device path: ``(status, written, bad_field)``.
 

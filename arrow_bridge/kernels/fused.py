@@ -34,9 +34,9 @@ takes its place in the buffers. A value the fast paths do not take (a null,
 a quoted field) rejects nothing: the read's filter stage sees every row the
 bounds keep and decides exactly.
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.columns import (
     BOOL,
     DATE,
@@ -83,7 +83,7 @@ _KIND_COUNTER = np.array([NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTE
                          dtype=np.int64)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
     """``(ok, integer, float)`` for a value the inline fast paths did not take,
     by the same per-field parsers as :func:`columns.convert_fixed`."""
@@ -112,7 +112,7 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
     return False, np.int64(0), 0.0
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _specials(at, base, end, delim):
     """Bit ``i`` set where byte ``base + i`` (below ``end``) of the span at
     address ``at`` is the delimiter, LF or CR: the field ends of the next 64
@@ -128,7 +128,7 @@ def _specials(at, base, end, delim):
     return mask
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _next_special(at, base, mask, end, delim):
     """``(position, base, mask)``: the next field-ending byte of the stream
     ``mask`` (bits of ``[base, base + 64)`` not yet consumed), and the
@@ -141,7 +141,7 @@ def _next_special(at, base, mask, end, delim):
     return base + np.int64(ctz64(mask)), base, mask & (mask - _U1)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _skip_run(at, base, mask, pos, k, end, quote):
     """``(fields, position after them, the stream without their ends)`` for up
     to ``k`` unselected fields from ``pos`` met at once: those ending in the
@@ -165,7 +165,7 @@ def _skip_run(at, base, mask, pos, k, end, quote):
     return fields, e + 1, last_end & (last_end - _U1)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _copy_known(at, s, e, end, out, o):
     """Copies ``[s, e)`` of the span (which ends at ``end``) to address
     ``out + o``, a word at a time (the output has 8 bytes of slack); returns
@@ -181,13 +181,13 @@ def _copy_known(at, s, e, end, out, o):
     return o - (s - e)  # the last word may have run past e
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _ends_field(t, delim, is_last):
     """Whether byte ``t`` ends a field: the delimiter, or a line end after the last."""
     return (t == LF or t == CR) if is_last else t == delim
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _closing_quote(at, p, end, quote, double_quote):
     """``(position of the closing quote or -1 when the span ends first, line
     breaks inside, whether a doubled quote is inside)`` for the quoted field
@@ -213,7 +213,7 @@ def _closing_quote(at, p, end, quote, double_quote):
     return -1, breaks, doubled
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _store_other(kind, slot, r, p2, iv, fv, i64, i32, f64, bits):
     """Stores a value of a kind without an inline fast path (zero for a null)."""
     if kind == FLOAT:
@@ -231,7 +231,7 @@ def _store_other(kind, slot, r, p2, iv, fv, i64, i32, f64, bits):
 _OP_SKIP, _OP_INT64, _OP_FLOAT64, _OP_DATE32, _OP_STRING, _OP_OTHER = range(6)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _fast_value(op, at, s, e, end, decimal):
     """``(ok, integer, float)``: the unquoted field ``[s, e)`` by the inline
     fast path of ``op`` (a signed int of ``decimal`` bits, float64 or date32);
@@ -251,7 +251,7 @@ def _fast_value(op, at, s, e, end, decimal):
     return False, np.int64(0), 0.0
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _plain_decimal(at, s, e, decimal):
     """Whether ``[s, e)`` is ``-?digits[.digits]`` of at most 19 bytes (and not
     in the buffer's first 32): a float64 for certain, which :func:`_fast_value`
@@ -267,7 +267,7 @@ def _plain_decimal(at, s, e, decimal):
             and (others >> sign) & _U1 == _U0 and (others >> np.uint64(n - 1)) & _U1 == _U0)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _spells_a_value(op, decimal, null_data, null_offsets):
     """Whether a null spelling is a value that ``op``'s fast path accepts
     (``null_values=["0"]`` on an int64 column): only then must each value be
@@ -290,7 +290,7 @@ def _spells_a_value(op, decimal, null_data, null_offsets):
     return False
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64):
     """``(ops, value addresses)`` per file column: the inline fast path an
     unquoted field takes (``_OP_OTHER``: the general parsers and null
@@ -321,7 +321,7 @@ def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, 
     return ops, addresses
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def no_bounds(ncols):
     """The ``bounds`` argument of :func:`fused_parse` that rejects no row:
     ``(tested, int lows, int highs, float lows, float highs)`` per file column.
@@ -333,7 +333,7 @@ def no_bounds(ncols):
             np.zeros(ncols, np.float64), np.zeros(ncols, np.float64))
 
 
-@nb.njit(nogil=True, cache=True, inline="always")  # a call passing arrays costs reference counts per row
+@njit(nogil=True, cache=True, inline="always")  # a call passing arrays costs reference counts per row
 def _forget_row(r, slots, params, string_columns, offsets, data, data_stride, bits, validity, null_counts,
                 row_nulls, row_null_count, span_has_nulls):
     """Undoes what a rejected row ``r`` left in the buffers the next row does
@@ -397,7 +397,7 @@ def _record_loop(filtering):
     false and compiled away (on a file of short records, such as an edge
     list, they cost a quarter of the speed)."""
 
-    @nb.njit(nogil=True, cache=True, error_model="numpy")
+    @njit(nogil=True, cache=True, error_model="numpy")
     def records(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
                 trues, falses, bounds, i64, i32, f64, bits, offsets, data, data_stride, data_used, validity,
                 null_counts, counters):
@@ -600,7 +600,7 @@ parse_every_record = _record_loop(False)
 _BOUNDED_RECORDS = _record_loop(True)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _strings_valid(ncols, kinds, slots, params, offsets, data, data_stride, data_used, rows):
     """Whether the string columns that must be UTF-8 are (only those holding non-ASCII bytes are checked)."""
     for j in range(ncols):
@@ -618,7 +618,7 @@ def _strings_valid(ncols, kinds, slots, params, offsets, data, data_stride, data
     return True
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _count_work(start, end, ncols, kinds, slots, data_used, seen_nulls, parsed, rejected_string_bytes, counters):
     """Adds the work counters the general path would have added for the
     ``parsed`` rows: rejected rows were parsed too."""

@@ -8,8 +8,9 @@ addition rounds and none overflows before 2**36 values; the caller turns the
 bins into one integer per group. The sum is then the same whatever the order
 of the rows, the spans or the threads. Int sums keep two 32-bit halves.
 """
-import numba as nb
 import numpy as np
+
+from arrow_bridge.jit import njit
 
 _MANTISSA_BITS = 52
 _EXPONENTS = 2048
@@ -19,7 +20,7 @@ LOW_BITS = 26
 EXPONENT_BIAS = 1075
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def first_appearance_ids(codes, size):
     """``(group of each row, first row of each group)``: the distinct values of
     ``codes`` (each in ``[0, size)``) numbered in the order they first appear.
@@ -42,14 +43,14 @@ def first_appearance_ids(codes, size):
     return ids, firsts[:groups]
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _biased_exponent(word):
     """A double's biased exponent, subnormals at 1 (they share its unit); 0x7FF for NaN and inf."""
     exponent = np.int64(word >> np.uint64(_MANTISSA_BITS)) & 0x7FF
     return exponent if exponent else np.int64(1)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def exponent_range(values):
     """``(lowest, highest)`` biased exponent of the finite ``values`` (``(1, 1)`` when none):
     the bins :func:`float_sum_bins` needs, a few dozen on real data instead of 2047.
@@ -68,7 +69,7 @@ def exponent_range(values):
     return (lowest, highest) if highest else (np.int64(1), np.int64(1))
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def float_sum_bins(values, groups, first, ngroups, lowest, width):
     """``(bins, specials)`` of groups ``first .. first + ngroups - 1`` (rows of
     other groups are passed over, so a caller can bound memory by taking the
@@ -107,7 +108,7 @@ def float_sum_bins(values, groups, first, ngroups, lowest, width):
     return bins, specials
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def int_sum_halves(values, groups, ngroups):
     """``(low, high)``: per group, the sums of the low 32 bits (unsigned) and
     the high 32 bits (signed) of the int64 ``values``; each group's exact sum
@@ -129,7 +130,7 @@ def int_sum_halves(values, groups, ngroups):
 _FIBONACCI = 0x9E3779B97F4A7C15  # 2**64 / golden ratio: multiplicative hashing spreads nearby words
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _slot_of(word, slots, words, bits):
     """The slot holding ``word``, or the free one where it goes (linear probing)."""
     slot = (word * np.uint64(_FIBONACCI)) >> np.uint64(64 - bits)
@@ -138,14 +139,14 @@ def _slot_of(word, slots, words, bits):
     return slot
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _doubled(array):
     grown = np.empty(2 * array.shape[0], dtype=array.dtype)
     grown[:array.shape[0]] = array
     return grown
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def short_string_codes(offsets, data):
     """``(codes, distinct)``: the strings ``data[offsets[i]:offsets[i + 1]]``
     numbered by first appearance, each read as one word (its bytes and its

@@ -31,21 +31,18 @@ scan then only counts what it would need and the task returns ``OUT_OF_SPACE``.
 The plan (the instance state), task args and result header are the
 :func:`~ndp_core.layout.word_layout` s below; :mod:`arrow_bridge.search` packs
 and reads the same layouts. The host calls :func:`search_span`; the device
-runs it inside :func:`search_storage_app` (a Numba ``cfunc``), on the pages
+runs it inside :func:`arrow_bridge.kernels.search_app.search_storage_app` (a Numba ``cfunc``), on the pages
 the engine read.
 
 >>> PLAN.version, TASK.size, RESULT.size, SEARCH_COUNTERS.modeled
 (0, 6, 8, ('bytes_searched', 'lines_matched', 'bytes_emitted'))
 """
-import numba as nb
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
 
+from arrow_bridge.jit import intrinsic, njit, numba_types as types
 from arrow_bridge.numbers.swar import byte_at, clz64, ctz64, equal_mask64, put_byte_at, put_word_at, word_at
 from ndp_core.counters import WorkCounters
-from ndp_core.engine import (APP_CALL_LAYOUT, APP_CALL_WORDS, APP_PRIVATE_STATUS_BASE, Status, app_args,
-                             app_counters, app_output, app_set_written, storage_app)
+from ndp_core.engine import APP_PRIVATE_STATUS_BASE, Status
 from ndp_core.layout import layout_fingerprint, word_layout
 
 # Statuses: the engine's, and one of the app's own (outside the ABI on purpose: the engine
@@ -105,10 +102,6 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 # The AppCall words the app reads itself (addresses, not arrays: see search_span).
-_CALL_INPUT, _CALL_INPUT_LEN, _CALL_AT_EOF = APP_CALL_LAYOUT["input"], APP_CALL_LAYOUT["input_len"], \
-    APP_CALL_LAYOUT["at_eof"]
-_CALL_STATE, _CALL_STATE_SIZE = APP_CALL_LAYOUT["state"], APP_CALL_LAYOUT["state_size"]
-_CALL_N_OUTPUTS = APP_CALL_LAYOUT["n_outputs"]
 
 
 @intrinsic
@@ -123,13 +116,13 @@ def popcount64(typingctx, word):
     return types.uint64(types.uint64), codegen
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
-def _int_at(address, offset):
+@njit(nogil=True, cache=True, inline="always")
+def int_at(address, offset):
     """The int64 at byte ``offset`` of the buffer at ``address``."""
     return np.int64(word_at(address, offset))
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _copy_bytes(dst, dst_at, src, src_at, length):
     """Copies ``length`` bytes from address ``src + src_at`` to ``dst + dst_at``, a word at a time."""
     j = 0
@@ -141,13 +134,13 @@ def _copy_bytes(dst, dst_at, src, src_at, length):
         j += 1
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _below(count):
     """A mask of the ``count`` (0-64) low bits."""
     return _ALL if count >= 64 else (_ONE << np.uint64(count)) - _ONE
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def find_byte(data, lo, hi, readable, value):
     """The index of the first byte equal to ``value`` in ``[lo, hi)`` of the
     buffer at ``data`` (``hi`` if none); reads nothing at or past ``readable``.
@@ -169,7 +162,7 @@ def find_byte(data, lo, hi, readable, value):
     return hi
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _same_bytes(data, at, plan, keyword, length, fold):
     """Whether the ``length`` bytes at ``data + at`` equal the keyword at
     ``plan + keyword`` (through the folding table at ``plan + fold`` when
@@ -192,14 +185,14 @@ def _same_bytes(data, at, plan, keyword, length, fold):
     return True
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _hash(word, plan):
     """The hashed filter's value (``HASH_BITS`` bits) of a keyword window in the low bytes of ``word``."""
-    word = word & _below(8 * _int_at(plan, 8 * PLAN.window_bytes)) | np.uint64(_int_at(plan, 8 * PLAN.case_bits))
+    word = word & _below(8 * int_at(plan, 8 * PLAN.window_bytes)) | np.uint64(int_at(plan, 8 * PLAN.case_bits))
     return np.int64((word * HASH_MULTIPLIER) >> np.uint64(64 - HASH_BITS))
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _window_word(data, at, readable):
     """The (up to) 8 bytes at ``data + at`` as a little-endian word, none read at or past ``readable``."""
     if at + 8 <= readable:
@@ -210,69 +203,69 @@ def _window_word(data, at, readable):
     return word
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _keyword(plan, k):
     """``(byte offset in the plan, length)`` of keyword ``k``."""
-    starts = _int_at(plan, 8 * PLAN.starts)
-    lo = _int_at(plan, starts + 8 * k)
-    return _int_at(plan, 8 * PLAN.keywords) + lo, _int_at(plan, starts + 8 * k + 8) - lo
+    starts = int_at(plan, 8 * PLAN.starts)
+    lo = int_at(plan, starts + 8 * k)
+    return int_at(plan, 8 * PLAN.keywords) + lo, int_at(plan, starts + 8 * k + 8) - lo
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _verify(data, at, end, readable, plan, fold, counters):
     """Whether any keyword occurs at ``at`` and ends by ``end``, checking those the filter lets through."""
     counters[KEYWORD_CHECKS] += 1
-    if _int_at(plan, 8 * PLAN.strategy) == PAIRS:
-        anchors = _int_at(plan, 8 * PLAN.anchors)
-        for k in range(_int_at(plan, 8 * PLAN.n_keywords)):
+    if int_at(plan, 8 * PLAN.strategy) == PAIRS:
+        anchors = int_at(plan, 8 * PLAN.anchors)
+        for k in range(int_at(plan, 8 * PLAN.n_keywords)):
             keyword, length = _keyword(plan, k)
             if at + length > end:
                 continue
             a = anchors + 8 * ANCHOR_WORDS * k
-            first = np.int64(byte_at(data, at + _int_at(plan, a)))
-            second = np.int64(byte_at(data, at + _int_at(plan, a + 24)))
-            if ((first == _int_at(plan, a + 8) or first == _int_at(plan, a + 16))
-                    and (second == _int_at(plan, a + 32) or second == _int_at(plan, a + 40))
+            first = np.int64(byte_at(data, at + int_at(plan, a)))
+            second = np.int64(byte_at(data, at + int_at(plan, a + 24)))
+            if ((first == int_at(plan, a + 8) or first == int_at(plan, a + 16))
+                    and (second == int_at(plan, a + 32) or second == int_at(plan, a + 40))
                     and _same_bytes(data, at, plan, keyword, length, fold)):
                 return True
         return False
-    window = at + _int_at(plan, 8 * PLAN.window)
-    if window + _int_at(plan, 8 * PLAN.window_bytes) > end:
+    window = at + int_at(plan, 8 * PLAN.window)
+    if window + int_at(plan, 8 * PLAN.window_bytes) > end:
         return False
     bucket = _hash(_window_word(data, window, readable), plan) >> (HASH_BITS - BUCKET_BITS)
-    buckets, ids = _int_at(plan, 8 * PLAN.buckets), _int_at(plan, 8 * PLAN.bucket_ids)
-    for i in range(_int_at(plan, buckets + 8 * bucket), _int_at(plan, buckets + 8 * bucket + 8)):
-        keyword, length = _keyword(plan, _int_at(plan, ids + 8 * i))
+    buckets, ids = int_at(plan, 8 * PLAN.buckets), int_at(plan, 8 * PLAN.bucket_ids)
+    for i in range(int_at(plan, buckets + 8 * bucket), int_at(plan, buckets + 8 * bucket + 8)):
+        keyword, length = _keyword(plan, int_at(plan, ids + 8 * i))
         if at + length <= end and _same_bytes(data, at, plan, keyword, length, fold):
             return True
     return False
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _anchor(plan, k):
     """Keyword ``k``'s anchors: ``(o1, b1, b1', o2, b2, b2')``."""
-    a = _int_at(plan, 8 * PLAN.anchors) + 8 * ANCHOR_WORDS * k
-    return (_int_at(plan, a), _int_at(plan, a + 8), _int_at(plan, a + 16), _int_at(plan, a + 24),
-            _int_at(plan, a + 32), _int_at(plan, a + 40))
+    a = int_at(plan, 8 * PLAN.anchors) + 8 * ANCHOR_WORDS * k
+    return (int_at(plan, a), int_at(plan, a + 8), int_at(plan, a + 16), int_at(plan, a + 24),
+            int_at(plan, a + 32), int_at(plan, a + 40))
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _pair_mask(data, i, anchor):
     """Bit ``j`` set where both anchor bytes sit at their offsets from ``data + i + j``."""
     o1, b1, c1, o2, b2, c2 = anchor
     return equal_mask64(data, i + o1, b1, c1, c1) & equal_mask64(data, i + o2, b2, c2, c2)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _candidates(data, i, plan, first, second, n_keywords, hashed):
     """Bit ``j`` set where a keyword may start at ``data + i + j`` (``j`` < 64);
     ``first`` and ``second`` are the first two keywords' anchors, loaded once."""
     if hashed:
         found = _ZERO
-        bitmap = _int_at(plan, 8 * PLAN.bitmap)
-        window = i + _int_at(plan, 8 * PLAN.window)
-        keep = _below(8 * _int_at(plan, 8 * PLAN.window_bytes))
-        case_bits = np.uint64(_int_at(plan, 8 * PLAN.case_bits))
+        bitmap = int_at(plan, 8 * PLAN.bitmap)
+        window = i + int_at(plan, 8 * PLAN.window)
+        keep = _below(8 * int_at(plan, 8 * PLAN.window_bytes))
+        case_bits = np.uint64(int_at(plan, 8 * PLAN.case_bits))
         for j in range(64):  # as _hash, with the plan's words loaded once
             h = ((word_at(data, window + j) & keep | case_bits) * HASH_MULTIPLIER) >> np.uint64(64 - HASH_BITS)
             if (word_at(plan, bitmap + 8 * np.int64(h >> np.uint64(6))) >> (h & np.uint64(63))) & _ONE:
@@ -286,7 +279,7 @@ def _candidates(data, i, plan, first, second, n_keywords, hashed):
     return found
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _emit(data, number, line_start, line_end, task_start, args, out, dst, counters):
     """One matching line: counted; in ``RECORDS``/``LINES`` mode its record (and
     bytes) written while everything so far fit, else the room it needs added up."""
@@ -310,7 +303,7 @@ def _emit(data, number, line_start, line_end, task_start, args, out, dst, counte
     out[RESULT.data_needed] = data_used + (length if mode == LINES else 0)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _emit_every_line(data, begin, end, readable, task_start, args, out, dst, counters):
     """An empty keyword matches every line: emits the lines of ``[begin, end]``; returns their count."""
     number, line_start = 0, begin
@@ -323,16 +316,16 @@ def _emit_every_line(data, begin, end, readable, task_start, args, out, dst, cou
         line_start = line_end + 1
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _scan(data, begin, end, readable, plan, task_start, args, out, dst, counters):
     """Searches the lines of ``data[begin:end]`` (``end``: the last line's end,
     its line break or the end of the file) and emits the matching ones;
     returns how many lines there are. Reads nothing at or past ``readable``."""
-    fold = _int_at(plan, 8 * PLAN.fold) if _int_at(plan, 8 * PLAN.ignore_case) else 0
-    hashed = _int_at(plan, 8 * PLAN.strategy) == HASHED
-    reach = _int_at(plan, 8 * PLAN.window) + 8 if hashed else _int_at(plan, 8 * PLAN.max_anchor)
+    fold = int_at(plan, 8 * PLAN.fold) if int_at(plan, 8 * PLAN.ignore_case) else 0
+    hashed = int_at(plan, 8 * PLAN.strategy) == HASHED
+    reach = int_at(plan, 8 * PLAN.window) + 8 if hashed else int_at(plan, 8 * PLAN.max_anchor)
     nl = np.int64(NEWLINE)
-    n_keywords = _int_at(plan, 8 * PLAN.n_keywords)
+    n_keywords = int_at(plan, 8 * PLAN.n_keywords)
     first = _anchor(plan, 0) if not hashed else (0, 0, 0, 0, 0, 0)
     second = _anchor(plan, 1) if not hashed and n_keywords > 1 else first
     i, line_start, number = begin, begin, 0  # number: line breaks in [begin, i)
@@ -383,7 +376,7 @@ def _scan(data, begin, end, readable, plan, task_start, args, out, dst, counters
     return number if last_line_done else number + 1
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def search_span(data, readable, at_eof, plan, args, out, dst, counters):
     """Searches the lines a task owns (``args``: :data:`TASK`) in the input at
     address ``data`` (``readable`` bytes; ``at_eof``: they end the file) with the
@@ -422,7 +415,7 @@ def search_span(data, readable, at_eof, plan, args, out, dst, counters):
     end = find_byte(data, owned_end - 1, readable, readable, np.int64(NEWLINE))
     if end == readable and not at_eof:
         return NEEDS_MORE
-    if _int_at(plan, 8 * PLAN.match_all):
+    if int_at(plan, 8 * PLAN.match_all):
         lines = _emit_every_line(data, begin, end, readable, start, args, out, dst, counters)
     else:
         lines = _scan(data, begin, end, readable, plan, start, args, out, dst, counters)
@@ -435,55 +428,7 @@ def search_span(data, readable, at_eof, plan, args, out, dst, counters):
     return out[RESULT.status]
 
 
-def _search_app(call):
-    """The StorageApp's body (compiled by :func:`search_storage_app`).
-
-    Output 0 takes the result header and records, output 1 the line bytes; the
-    plan is the instance state and the task the command's args. INIT_TSK and
-    FINAL_TSK (no args) do nothing. What it cannot trust returns ``INVALID_ARGS``.
-    """
-    args = app_args(call)
-    if args.size < TASK.size:
-        return OK
-    words = nb.carray(call, APP_CALL_WORDS)
-    plan, plan_bytes = words[_CALL_STATE], words[_CALL_STATE_SIZE]
-    if plan_bytes < 8 * PLAN.size or _int_at(plan, 8 * PLAN.version) != PLAN_VERSION or words[_CALL_N_OUTPUTS] < 2:
-        return INVALID_ARGS
-    head, lines = app_output(call, 0), app_output(call, 1)
-    out = head[: head.size // 8 * 8].view(np.int64)
-    if (_int_at(plan, 8 * PLAN.plan_bytes) != plan_bytes or args[TASK.start] < 0
-            or args[TASK.start] < 1 and args[TASK.first_line_at_start] == 0 or args[TASK.length] < 0
-            or args[TASK.mode] < COUNT or args[TASK.mode] > LINES or args[TASK.records_capacity] < 0
-            or out.size < RESULT.size + RECORD_WORDS * args[TASK.records_capacity]
-            or args[TASK.data_capacity] < 0 or lines.size < args[TASK.data_capacity]):
-        return INVALID_ARGS
-    status = search_span(words[_CALL_INPUT], words[_CALL_INPUT_LEN], words[_CALL_AT_EOF] != 0, plan, args, out,
-                         lines.ctypes.data, app_counters(call))
-    if status == OUT_OF_SPACE:  # the sizes it needs
-        app_set_written(call, 0, 8 * (RESULT.size + RECORD_WORDS * out[RESULT.records_needed]))
-        app_set_written(call, 1, out[RESULT.data_needed])
-    elif status == OK:
-        app_set_written(call, 0, 8 * (RESULT.size + RECORD_WORDS * out[RESULT.records]))
-        app_set_written(call, 1, out[RESULT.data_used])
-    return status
-
-
-_COMPILED = []
-
-
-def search_storage_app():
-    """The compiled StorageApp (a Numba ``cfunc``; pass ``.address`` to MINIT),
-    compiled or loaded from Numba's cache on first use, so the host path never pays for it.
-
-    >>> search_storage_app().address > 0
-    True
-    """
-    if not _COMPILED:
-        _COMPILED.append(storage_app(_search_app, cache=True))
-    return _COMPILED[0]
-
-
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def join_values(data, offsets, out):
     """Copies each value ``data[offsets[i]:offsets[i + 1]]`` (``data``: an
     address) into ``out`` (room for the values and a byte each) followed by a

@@ -11,9 +11,9 @@ Its plan, args and result header are laid out in
 :mod:`arrow_bridge.kernels.span_layout` (the host driver packs and reads the
 same layouts); the kernel only follows the offsets they hold.
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import load_numba, njit
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fused import STRING, no_bounds, parse_every_record
 from arrow_bridge.kernels.span_layout import (
@@ -50,10 +50,12 @@ from ndp_core.engine import (
     storage_app,
 )
 
+load_numba()  # the app below is compiled by Numba itself, calling the kernels declared through arrow_bridge.jit
+
 BAD_INPUT = int(Status.BAD_INPUT)  # a tokenizer error leaves the app as the ABI's BAD_INPUT
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _spellings(plan, h, k):
     """The spelling set whose :data:`SPELLINGS` words start at header word ``k``."""
     data = plan[h[k + SPELLINGS.data]: h[k + SPELLINGS.data] + h[k + SPELLINGS.data_len]]
@@ -61,7 +63,7 @@ def _spellings(plan, h, k):
             int64_words(plan, h[k + SPELLINGS.first_bytes], 256), h[k + SPELLINGS.has_empty] != 0)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _convert_fixed_as(code, span, col, nulls, quoted_nulls, kind, params, trues, falses, region, nrows,
                       bits, validity, counters):
     """``convert_fixed`` with the output region viewed as the column's value type
@@ -89,7 +91,7 @@ def _convert_fixed_as(code, span, col, nulls, quoted_nulls, kind, params, trues,
     return columns.convert_fixed(*head, region[:nrows], *tail)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _convert(conv, span, col, plan, h, arena, regions, counters):
     """One column at one type. Returns ``(status, bad_row, null_count, string_bytes)``."""
     nrows = span[4]
@@ -126,12 +128,12 @@ def _convert(conv, span, col, plan, h, arena, regions, counters):
     return status, bad_row, null_count, 0
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _field_start(row_starts, ends, capacity, row, col):
     return row_starts[row] if col == 0 else ends[(col - 1) * capacity + row] + 1
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _parse_fused(buf, plan, h, args, arena, scratch, res, counters):
     """One ``fused_parse`` attempt into the fused layout. On ``OK`` adds its
     work counters and fills the result header; on ``GIVE_UP`` leaves both
@@ -169,7 +171,7 @@ def _parse_fused(buf, plan, h, args, arena, scratch, res, counters):
     return OK
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_span_into(data, plan, args, arena, scratch, counters):
     """Tokenizes ``data[skip:skip + length]`` and converts every planned column
     (after a fused attempt, when ``args`` ask for one and it succeeds: no more;

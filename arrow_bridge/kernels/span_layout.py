@@ -28,9 +28,9 @@ Three flat buffers carry everything (the ABI passes no host pointers):
 """
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels import status
 from ndp_core.layout import layout_fingerprint, word_layout
 
@@ -111,7 +111,7 @@ PLAN_VERSION = layout_fingerprint(
      status.BAD_ROW, status.GIVE_UP, status.INVALID_ARGS))
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def int64_words(buf, offset, count):
     """``count`` int64 words of the byte buffer ``buf`` at byte ``offset``."""
     return buf[offset: offset + 8 * count].view(np.int64)
@@ -124,14 +124,14 @@ def fused_column_words(kinds: np.ndarray, slots: np.ndarray, params: np.ndarray)
     return np.concatenate([kinds, slots, params.reshape(-1)]).astype(np.int64)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def fused_columns(fused, ncols):
     """``(kinds, slots, params)`` of a fused section's per-file-column words."""
     words = fused[FUSED.size: FUSED.size + FUSED_COLUMN_WORDS * ncols]
     return words[:ncols], words[ncols: 2 * ncols], words[2 * ncols:].reshape((ncols, 3))
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def fused_outputs(arena, scratch, fused, ncols):
     """The fused kernel's output arguments (``FusedBuffers`` order) as views of
     a task's arena and scratch, per the :data:`FUSED` section ``fused`` of its

@@ -9,9 +9,9 @@ driver can re-cut. The result therefore never depends on the block size.
 Fields are recorded as ``[start, end)`` byte positions (relative to the span's
 buffer) plus flag bits; values are decoded later, column by column.
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import (
     BAD_ROW,
     BAD_ROWS,
@@ -32,7 +32,7 @@ CR = 13
 NO_CHAR = -1  # "no quote/escape character" in a dialect
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def count_line_breaks(buf, start, end):
     """Number of line ends (LF, CRLF or lone CR) in ``buf[start:end]``.
 
@@ -53,7 +53,7 @@ def count_line_breaks(buf, start, end):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def last_line_break_end(buf, start, end):
     """Position just after the last line break in ``buf[start:end]``, or -1.
 
@@ -80,7 +80,7 @@ def byte_classes(delim: int, escape: int) -> np.ndarray:
     return table
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _slow_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
     """Scans a field that starts with a quote or holds an escape character.
 
@@ -138,7 +138,7 @@ def _slow_field(buf, pos, end, at_eof, special, quote, escape, double_quote):
     return pos, flags, OK, breaks
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _scan_field(buf, pos, end, at_eof, special, quote, escape, double_quote, stop_at_end):
     """Scans one field from ``pos``: ``(end, flags, status, line breaks)``.
 
@@ -161,7 +161,7 @@ def _scan_field(buf, pos, end, at_eof, special, quote, escape, double_quote, sto
     return pos, 0, OK, 0
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _record_end(buf, pos, end):
     """Position after the line end at ``pos`` (LF, CRLF or CR)."""
     if pos < end and buf[pos] == CR and pos + 1 < end and buf[pos + 1] == LF:
@@ -169,7 +169,7 @@ def _record_end(buf, pos, end):
     return pos + 1
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, double_quote,
              skip_bad_rows, row_starts, ends, flags, bad_rows, counters):
     """Splits ``buf[start:end]`` into records of ``ncols`` fields.
@@ -253,7 +253,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     return OK, rows, end, lines
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def split_record(buf, start, end, at_eof, delim, special, quote, escape, double_quote, starts, ends, flags):
     """Tokenizes the single record at ``buf[start:]`` (header or skipped row).
 

@@ -24,12 +24,10 @@ reinterpreted through a tiny LLVM bitcast intrinsic.
 >>> decimal_to_float64(np.uint64(15), -1, True, True)
 (True, -1.5)
 """
-import numba as nb
 import numpy as np
 from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
+from arrow_bridge.jit import intrinsic, njit, numba_types as types
 from arrow_bridge.numbers.swar import clz64, mul128
 
 # Every uint64 constant is a NumPy scalar on purpose: in Numba, mixing uint64
@@ -110,7 +108,7 @@ def bits_to_float32(typingctx, bits):
     return types.float32(types.uint32), codegen
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _product(q, w, precision_mask):
     """``w * 5**q`` to 128 bits; the second word is only needed when the
     bits that decide rounding are all ones (a carry could still come in)."""
@@ -124,7 +122,7 @@ def _product(q, w, precision_mask):
     return high, low
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def eisel_lemire(q, w, fmt):
     """fast_float's ``compute_float``: ``(mantissa, biased_exp, decided)``.
 
@@ -177,7 +175,7 @@ def eisel_lemire(q, w, fmt):
     return mantissa, power2, decided
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def decimal_to_bits(w, q, too_many, fmt):
     """``(bits, decided)``: unsigned IEEE bits of ``w * 10**q``, or a
     candidate within an ulp with ``decided`` False when only the exact path
@@ -194,7 +192,7 @@ def decimal_to_bits(w, q, too_many, fmt):
     return m | (np.uint64(p2) << np.uint64(fmt[0])), decided
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def decimal_to_float64(w, q, below_2_53, negative):
     """``(decided, ±w * 10**q)`` correctly rounded: Clinger's one rounding
     where it is exact (``below_2_53``: the caller knows ``w < 2**53``) and

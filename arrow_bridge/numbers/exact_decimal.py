@@ -15,8 +15,9 @@ break exact ties. This path allocates, which is fine because typical data
 >>> hex(exact_bits(digits, (0, 1, 1, 2, 0), np.uint64(0x4004000000000001), DOUBLE))
 '0x4004000000000000'
 """
-import numba as nb
 import numpy as np
+
+from arrow_bridge.jit import njit
 
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
@@ -40,7 +41,7 @@ _POW5_SMALL = np.array([5**i for i in range(14)], dtype=np.uint64)
 # --------------------------------------------------------------------------
 # Big integers as little-endian uint32 limbs held in uint64s.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _big_muladd(a, n, factor, addend):
     """``a = a * factor + addend`` (both < 2**32) in place; returns the size."""
     carry = addend
@@ -54,7 +55,7 @@ def _big_muladd(a, n, factor, addend):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _big_mul_pow5(a, n, p):
     """``a *= 5**p`` in place."""
     while p >= 13:
@@ -65,7 +66,7 @@ def _big_mul_pow5(a, n, p):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _big_mul(a, na, b, nb_, out):
     """Schoolbook ``out = a * b``; returns the size (no limb overflows:
     (2**32-1)**2 + 2 * (2**32-1) == 2**64-1)."""
@@ -85,7 +86,7 @@ def _big_mul(a, na, b, nb_, out):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _big_shl(a, n, s, out):
     """``out = a << s``; returns the size."""
     if n == 0:
@@ -108,7 +109,7 @@ def _big_shl(a, n, s, out):
     return n + limbs
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _big_cmp(a, na, b, nb_):
     """-1, 0 or 1 as a <, ==, > b (sizes carry no leading zero limbs)."""
     if na != nb_:
@@ -119,7 +120,7 @@ def _big_cmp(a, na, b, nb_):
     return 0
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _collect_digits(buf, int_start, int_end, frac_start, frac_end, out):
     """Significant digits into ``out`` (at most ``len(out)``).
 
@@ -144,7 +145,7 @@ def _collect_digits(buf, int_start, int_end, frac_start, frac_end, out):
     return kept, significant, sticky
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _cmp_halfway(big_d, n_d, pow5, n_pow5, e, m, k, tmp_r, tmp_a, tmp_b):
     """Sign of ``D * 10**e - (2m+1) * 2**(k-1)`` where ``big_d`` already holds
     ``D * 5**max(e, 0)`` and ``pow5`` holds ``5**max(-e, 0)``."""
@@ -161,7 +162,7 @@ def _cmp_halfway(big_d, n_d, pow5, n_pow5, e, m, k, tmp_r, tmp_a, tmp_b):
     return _big_cmp(tmp_a, n_a, tmp_b, n_b)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _unpack(bits, mbits, bias):
     """``(m, k)`` with value ``m * 2**k`` for finite unsigned IEEE bits."""
     biased = np.int64(bits >> np.uint64(mbits))
@@ -171,7 +172,7 @@ def _unpack(bits, mbits, bias):
     return frac | (_U1 << np.uint64(mbits)), biased - bias - mbits
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def exact_bits(buf, digit_spans, candidate, fmt):
     """Correctly rounded unsigned IEEE bits of the digits, by exact
     comparisons with halfway points, starting from ``candidate``.

@@ -16,9 +16,9 @@ argument costs reference counting per call.
 >>> float64_at(buf.ctypes.data, 32, buf.size, ord("."))
 (True, -125.0)
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.eisel_lemire import MAX_FAST_MANTISSA64, decimal_to_float64
 from arrow_bridge.numbers.internal import POW10_U64
 from arrow_bridge.numbers.swar import (
@@ -39,7 +39,7 @@ _U10 = np.uint64(10)
 _U48 = np.uint64(48)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _digit_run(at, p, end, w):
     """``(position after the digits at p, w * 10**count + their value, count)``;
     the value wraps around past 19 digits (the caller checks ``count``).
@@ -66,7 +66,7 @@ def _digit_run(at, p, end, w):
 
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def float64_at(at, s, e, decimal):
     """``(ok, value)`` of a plain decimal float filling ``[s, e)``:
     ``[+-]?digits[.digits][eE[+-]?digit{1,4}]``, correctly rounded. Not ok for
@@ -120,7 +120,7 @@ def float64_at(at, s, e, decimal):
     return decimal_to_float64(w, q, count <= 15, first == 45)
 
 
-@nb.njit(nogil=True, cache=True)  # a call: only values of over 19 digits get here
+@njit(nogil=True, cache=True)  # a call: only values of over 19 digits get here
 def _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal):
     """How many zero digits the number in lanes ``lane0`` on of the 32 bytes
     before ``e`` starts with, after its sign and across its decimal point
@@ -130,7 +130,7 @@ def _leading_zeros(at, e, lane0, sign, point_at, has_point, decimal):
     return run - np.int64(has_point and point_at < sign + run)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def float64_in_runs(at, s, e, decimal):
     """:func:`float64_at` for any field: digit runs up to the field's end, at
     most 19 significant digits (leading zeros of a value below 1 do not

@@ -14,15 +14,15 @@ returns ``(ok, end)`` either way (:mod:`.format_ints`).
 >>> ok, bytes(out[:end])
 (True, b'1969-12-31T23:59:59.900Z')
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.internal import write_fixed_digits
 
 _POW10_I64 = np.array([10**i for i in range(19)], dtype=np.int64)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def civil_from_days(days):
     """Proleptic Gregorian ``(year, month, day)`` of days since 1970-01-01
     (H. Hinnant's algorithm; floor division keeps it right before 1970).
@@ -47,7 +47,7 @@ _MIN_DAY = -719528
 _END_DAY = 2932897
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _put_date(out, p, days):
     y, m, d = civil_from_days(days)
     write_fixed_digits(out, p, y, 4)
@@ -57,7 +57,7 @@ def _put_date(out, p, days):
     write_fixed_digits(out, p + 8, d, 2)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _put_clock(out, p, seconds, frac, digits):
     """``HH:MM:SS`` and, when ``digits``, ``.`` and ``frac`` in that many digits."""
     write_fixed_digits(out, p, seconds // 3600, 2)
@@ -70,7 +70,7 @@ def _put_clock(out, p, seconds, frac, digits):
         write_fixed_digits(out, p + 9, frac, digits)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def format_date(out, pos, cap, days):
     """``(ok, end)``: days since 1970-01-01 as ``YYYY-MM-DD``; not ok outside years 0000-9999.
 
@@ -85,7 +85,7 @@ def format_date(out, pos, cap, days):
     return True, end
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _floor_div_pow10(v, digits):
     """``v // 10**digits`` for digits in (0, 3, 6, 9); constant divisors turn
     into multiplications, a variable one into a slow hardware divide."""
@@ -98,7 +98,7 @@ def _floor_div_pow10(v, digits):
     return v
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def format_timestamp(out, pos, cap, v, digits, utc):
     """``(ok, end)``: ``v`` units of ``10**-digits`` s since the epoch (``utc``:
     append ``Z``); see the module example."""
@@ -117,7 +117,7 @@ def format_timestamp(out, pos, cap, v, digits, utc):
     return True, end
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def format_time(out, pos, cap, v, digits):
     """``(ok, end)``: ``v`` units of ``10**-digits`` s since midnight.
 

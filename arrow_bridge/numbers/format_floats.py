@@ -11,9 +11,9 @@ mixed-case spellings are pyarrow null values). Writes only what fits below
 >>> bytes(out[:end])
 b'1e+16'
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.internal import decimal_length, write_digits, write_fixed_digits, write_word
 from arrow_bridge.numbers.schubfach import shortest_digits
 
@@ -31,7 +31,7 @@ _F64_SIGN = np.uint64(1 << 63)
 _F32_FRAC = np.uint64((1 << 23) - 1)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _strip_zeros(f, e):
     """``f * 10**e`` without trailing zeros in ``f`` (f < 2**64 has at most 19)."""
     while f % _U1E8 == _U0:
@@ -49,7 +49,7 @@ def _strip_zeros(f, e):
     return f, e
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def format_float(out, pos, cap, bits, single):
     """IEEE bits (float64, or float32 when ``single``) as round-trip text.
 

@@ -9,15 +9,15 @@ after the value, so a full buffer turns the rest of a call into a size count.
 >>> bytes(out[:end])
 b'-9223372036854775808'
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.internal import decimal_length, write_digits
 
 _U1 = np.uint64(1)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def format_uint(out, pos, cap, m, negative):
     """A magnitude (uint64) with an optional minus sign.
 
@@ -34,7 +34,7 @@ def format_uint(out, pos, cap, m, negative):
     return end
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def format_int(out, pos, cap, v):
     """A signed int64 (see the module example)."""
     if v < 0:

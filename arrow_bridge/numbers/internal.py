@@ -12,8 +12,9 @@ sibling modules can import them).
 >>> bytes(out[1:5])
 b'2024'
 """
-import numba as nb
 import numpy as np
+
+from arrow_bridge.jit import njit
 
 # uint64 constants are NumPy scalars on purpose: in Numba, mixing uint64 with
 # a plain (int64) literal silently promotes to float64.
@@ -25,7 +26,7 @@ POW10_U64 = np.array([10**i for i in range(20)], dtype=np.uint64)
 DIGIT_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8).copy()
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def trim_blanks(buf, start, end):
     """``(start, end)`` without the spaces and tabs around ``buf[start:end]``.
 
@@ -39,7 +40,7 @@ def trim_blanks(buf, start, end):
     return start, end
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def decimal_length(v):
     """Decimal digits of a uint64 (1 for 0).
 
@@ -52,7 +53,7 @@ def decimal_length(v):
     return n
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def write_digits(out, end, v, count):
     """Writes the low ``count`` digits of uint64 ``v`` ending before ``end``;
     returns ``v`` without them (see the module example)."""
@@ -71,7 +72,7 @@ def write_digits(out, end, v, count):
     return v
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def write_fixed_digits(out, p, v, width):
     """Writes int64 ``0 <= v < 10**width`` at ``p`` as exactly ``width`` digits.
 
@@ -83,7 +84,7 @@ def write_fixed_digits(out, p, v, width):
     write_digits(out, p + width, np.uint64(v), width)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def write_word(out, pos, cap, negative, w0, w1, w2, w3, w4, n):
     """A short fixed word (``n`` <= 5 bytes ``w0..``) with an optional minus
     sign at ``pos``, if it fits below ``cap``; returns the position after it.

@@ -11,16 +11,16 @@
 >>> parse_timestamp(text, 0, len(text))
 (True, 1583060400, 500000000, 1, True)
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.internal import trim_blanks
 from arrow_bridge.numbers.swar import byte_at
 
 SECONDS_PER_DAY = 86400
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _digits(src, start, count):
     """Value of ``count`` decimal digits at ``start``, or -1."""
     v = 0
@@ -32,7 +32,7 @@ def _digits(src, start, count):
     return v
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def days_from_civil(y, m, d):
     """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's method).
 
@@ -66,13 +66,13 @@ def _calendar_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _YEAR_START, _DAYS_BEFORE_MONTH, _MONTH_LENGTH = _calendar_tables()
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _digit(at, i):
     """The digit at address ``at + i`` (0-9), or a value above 9 for any other byte."""
     return np.uint64(byte_at(at, i)) - np.uint64(48)
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def date_at(at, pos, end):
     """``(ok, days)`` for ``YYYY-MM-DD`` at ``pos`` of the buffer at address
     ``at`` (an address, not an array: the fused kernel calls this per field,
@@ -99,7 +99,7 @@ def date_at(at, pos, end):
     return True, np.int64(_YEAR_START[y]) + _DAYS_BEFORE_MONTH[leap, m - 1] + d - 1
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_date(src, start, end):
     """``(ok, days since epoch)`` for a (trimmed) ``YYYY-MM-DD``.
 
@@ -112,7 +112,7 @@ def parse_date(src, start, end):
     return date_at(src.ctypes.data, start, end)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _clock(src, pos, end, need_minutes):
     """Parses ``HH[:MM[:SS[.fraction]]]`` at ``pos``.
 
@@ -161,7 +161,7 @@ def _clock(src, pos, end, need_minutes):
     return True, h * 3600 + mi * 60 + s, nanos, ndigits, pos
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_time(src, start, end):
     """``(ok, seconds, nanos, fraction_digits)`` for a (trimmed) ``HH:MM[:SS[.f]]``.
 
@@ -175,7 +175,7 @@ def parse_time(src, start, end):
     return True, secs, nanos, ndigits
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _zone(src, pos, end):
     """``(ok, offset seconds)`` for ``Z``, ``±HH``, ``±HHMM`` or ``±HH:MM``."""
     n = end - pos
@@ -197,7 +197,7 @@ def _zone(src, pos, end):
     return True, sign * (hh * 3600 + mm * 60)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_timestamp(src, start, end):
     """``(ok, seconds since epoch in UTC, nanos, fraction_digits, has_zone)``;
     see the module example."""
@@ -225,7 +225,7 @@ def parse_timestamp(src, start, end):
 _NS_MAX_SECONDS = 9223372036  # floor((2**63 - 1) / 1e9)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def to_unit(secs, nanos, units_per_second):
     """``(ok, value)``: seconds + nanos in a unit of ``1/units_per_second`` s,
     failing on int64 overflow (only possible for nanoseconds).

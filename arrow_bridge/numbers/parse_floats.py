@@ -29,9 +29,9 @@ Clinger step is here), and :mod:`.exact_decimal` decides the rare values
 neither can. Every kernel is ``nopython``/``nogil``, never raises, and the
 common path allocates nothing.
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.eisel_lemire import (
     DOUBLE,
     MAX_FAST_MANTISSA64,
@@ -70,19 +70,19 @@ _POW10_F32 = np.array([float(10**i) for i in range(11)], dtype=np.float32)
 # --------------------------------------------------------------------------
 # Lexing.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _is_digit(c):
     return 48 <= c <= 57
 
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _lower_is(c, letter):
     # OR-ing 0x20 folds case; for letters no other byte folds onto them.
     return (c | 32) == letter
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _scan_special(buf, i, end):
     """0: not special, 1: inf/infinity, 2: nan or nan(chars) (case-insensitive)."""
     n = end - i
@@ -110,7 +110,7 @@ def _scan_special(buf, i, end):
     return 0
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _scan_exponent(buf, i, end):
     """``(next_index, exponent)`` of an optional ``[eE][+-]?digit+``.
 
@@ -133,7 +133,7 @@ def _scan_exponent(buf, i, end):
     return j, -e if negative else e
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _accumulate_digits(buf, i, end, w):
     """``(index of the first non-digit, w * 10**n + digits)`` (wrapping)."""
     while i < end:
@@ -145,7 +145,7 @@ def _accumulate_digits(buf, i, end, w):
     return i, w
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _scan_number(buf, i, end, decimal_point):
     """Validates ``mantissa exponent?`` filling ``[i, end)`` exactly.
 
@@ -168,7 +168,7 @@ def _scan_number(buf, i, end, decimal_point):
     return i == end, w, exp10, int_start, int_end, frac_start, frac_end, exp
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _significant_digits(buf, int_start, int_end, frac_start, frac_end):
     """Number of digits after the leading zeros."""
     n = (int_end - int_start) + (frac_end - frac_start)
@@ -184,7 +184,7 @@ def _significant_digits(buf, int_start, int_end, frac_start, frac_end):
     return n
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _first_19_digits(buf, int_start, int_end, frac_start, frac_end, exp):
     """``(w, exp10)`` for the first 19 significant digits (truncated)."""
     w = _U0
@@ -208,7 +208,7 @@ def _first_19_digits(buf, int_start, int_end, frac_start, frac_end, exp):
 # The two entry points are deliberately flat twins: moving the shared lexing
 # into more helpers measured ~20% slower (LLVM then stops inlining the hot
 # path), and the fast paths differ in float type anyway.
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_float64_verbose(buf, start, end, decimal_point):
     """``(ok, value, used_exact_path)``: :func:`parse_float64`, and whether
     the value needed the big-integer path (:mod:`.exact_decimal`).
@@ -246,7 +246,7 @@ def parse_float64_verbose(buf, start, end, decimal_point):
     return True, bits_to_float64(bits | sign), not decided
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_float32_verbose(buf, start, end, decimal_point):
     """``(ok, value, used_exact_path)``: :func:`parse_float32`, and whether
     the value needed the big-integer path (:mod:`.exact_decimal`).
@@ -285,7 +285,7 @@ def parse_float32_verbose(buf, start, end, decimal_point):
     return True, bits_to_float32(np.uint32(bits | sign)), not decided
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_float64(buf, start, end, decimal_point):
     """Parses ``buf[start:end]`` as a correctly rounded float64.
 
@@ -300,7 +300,7 @@ def parse_float64(buf, start, end, decimal_point):
     return ok, value
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_float32(buf, start, end, decimal_point):
     """Parses ``buf[start:end]`` as a correctly rounded float32 (rounded once,
     straight from the decimal; never via float64).

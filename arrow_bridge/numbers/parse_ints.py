@@ -8,16 +8,16 @@ as int8). A leading ``+`` is rejected.
 :func:`plain_int64_at` is the fused kernel's inline fast path: a plain
 ``-?digit{1,16}`` at a buffer address, two word loads, no loop.
 """
-import numba as nb
 import numpy as np
 
+from arrow_bridge.jit import njit
 from arrow_bridge.numbers.internal import POW10_U64, trim_blanks
 from arrow_bridge.numbers.swar import byte_at, digits_value, leading_digits, word_at
 
 _UINT64_MAX_DIV10 = np.uint64(1844674407370955161)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _decimal_magnitude(src, start, end):
     """``(ok, value)`` for decimal digits; not ok when empty or over 2**64 - 1."""
     if start >= end:
@@ -33,7 +33,7 @@ def _decimal_magnitude(src, start, end):
     return True, value
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _hex_bits(src, start, end, bits):
     """``(is_hex, ok, value)`` for ``0x`` + up to ``bits // 4`` hex digits."""
     if end - start < 2 or src[start] != 48 or (src[start + 1] != 120 and src[start + 1] != 88):
@@ -56,7 +56,7 @@ def _hex_bits(src, start, end, bits):
     return True, True, value
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def _short_decimal(src, start, end, bits):
     """``(ok, value)`` for ``-?[0-9]{1,18}``: the common case, in int64 arithmetic."""
     negative = start < end and src[start] == 45
@@ -77,7 +77,7 @@ def _short_decimal(src, start, end, bits):
     return True, -value if negative else value
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_signed(src, start, end, bits):
     """``(ok, value)`` for a ``bits``-wide signed integer field.
 
@@ -112,7 +112,7 @@ def parse_signed(src, start, end, bits):
     return True, np.int64(magnitude)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def parse_unsigned(src, start, end, bits):
     """``(ok, value)`` for a ``bits``-wide unsigned integer field (no sign allowed).
 
@@ -129,7 +129,7 @@ def parse_unsigned(src, start, end, bits):
     return True, magnitude
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def plain_int64_at(at, s, e, end):
     """``(ok, value)`` of a plain int64 ``-?digit{1,16}`` filling ``[s, e)``
     of the buffer at address ``at`` (which ends at ``end``); not ok for

@@ -9,8 +9,9 @@ intervals are wide. Spelling the digits is :mod:`.format_floats`' job.
 >>> shortest_digits(np.float64(0.3).view(np.uint64), False)  # 3e-1, with trailing zeros
 (30000000000000000, -17)
 """
-import numba as nb
 import numpy as np
+
+from arrow_bridge.jit import njit
 
 # uint64 constants are NumPy scalars on purpose: in Numba, mixing uint64 with
 # a plain (int64) literal silently promotes to float64.
@@ -70,7 +71,7 @@ _G1, _G0 = _schubfach_tables()
 # --------------------------------------------------------------------------
 # Exact integer helpers for the shortest-digits search.
 # --------------------------------------------------------------------------
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _mulhi(a, b):
     """High 64 bits of the 128-bit product of two uint64 (32-bit limbs)."""
     a0, a1 = a & _MASK32, a >> _U32
@@ -80,7 +81,7 @@ def _mulhi(a, b):
     return p11 + (p01 >> _U32) + (p10 >> _U32) + (mid >> _U32)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _rop64(g1, g0, cp):
     """Round-to-odd of ``g * cp / 2**127`` (g = g1 * 2**63 + g0)."""
     x1 = _mulhi(g0, cp)
@@ -91,7 +92,7 @@ def _rop64(g1, g0, cp):
     return vbp | (((z & _MASK63) + _MASK63) >> _U63)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _rop32(g, cp):
     """Round-to-odd of ``g * cp / 2**95`` (float32: one 64-bit word of g)."""
     x1 = _mulhi(g, cp)
@@ -99,31 +100,31 @@ def _rop32(g, cp):
     return vbp | (((x1 & _MASK32) + _MASK32) >> _U32)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _flog10pow2(q):
     return (q * 661971961083) >> 41
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _flog10_three_quarters_pow2(q):
     return (q * 661971961083 - 274743187321) >> 41
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _in_interval(x, vbl, vbr, out):
     """Whether ``x * 10**k`` lies in the rounding interval (bounds included
     exactly when the significand is even, as round-half-even reads them)."""
     return vbl + out <= (x << _U2) and (x << _U2) + out <= vbr
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _closer(lo, hi, vb):
     """``lo`` or ``hi``, whichever is closer to the value (ties: even ``lo``)."""
     cmp = np.int64(vb) - np.int64((lo + hi) << _U1)
     return lo if cmp < 0 or (cmp == 0 and (lo & _U1) == _U0) else hi
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _pick(s, k, vb, vbl, vbr, out, wide):
     """Schubfach's choice among s*10**k, (s+1)*10**k and their 10-multiples.
 
@@ -161,7 +162,7 @@ def _pick(s, k, vb, vbl, vbr, out, wide):
     return _closer(s, t, vb), k
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _to_decimal64(q, c, wide):
     out = c & _U1
     cb = c << _U2
@@ -181,7 +182,7 @@ def _to_decimal64(q, c, wide):
     return _pick(vb >> _U2, k, vb, vbl, vbr, out, wide)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _to_decimal32(q, c, wide):
     out = c & _U1
     cb = c << _U2
@@ -200,7 +201,7 @@ def _to_decimal32(q, c, wide):
     return _pick(vb >> _U2, k, vb, vbl, vbr, out, wide)
 
 
-@nb.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def shortest_digits(bits, single):
     """``(f, e)`` with ``f * 10**e`` the shortest decimal that reads back as
     the finite, non-zero, sign-stripped float whose IEEE bits are ``bits``

@@ -12,12 +12,10 @@ simdjson use), so a short number costs no loop and no mispredicted loop exit.
 
 Bytes are little-endian: the byte at the lowest address is the word's lowest.
 """
-import numba as nb
 import numpy as np
 from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
+
+from arrow_bridge.jit import cgutils, intrinsic, njit, numba_types as types
 
 _HIGHS = np.uint64(0x8080808080808080)
 _ZEROS = np.uint64(0x3030303030303030)  # b"00000000"
@@ -280,7 +278,7 @@ def mul128(typingctx, a, b):
     return result(types.uint64, types.uint64), codegen
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def leading_digits(word):
     """How many of the word's bytes, from the first, are ASCII digits (0-8).
 
@@ -294,7 +292,7 @@ def leading_digits(word):
     return np.int64(ctz64(flagged) >> np.uint64(3))
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True, inline="always")
 def digits_value(word, n):
     """The value of the first ``n`` (1-8) bytes of ``word``, all ASCII digits.
 

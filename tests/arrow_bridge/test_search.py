@@ -13,8 +13,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from arrow_bridge.kernels.search import (COUNT, HASHED, LINES, PAIRS, PLAN, RESULT, SEARCH_COUNTERS,
-                                         search_storage_app)
+from arrow_bridge.kernels.search import COUNT, HASHED, LINES, PAIRS, PLAN, RESULT, SEARCH_COUNTERS
+from arrow_bridge.kernels.search_app import search_storage_app
 from arrow_bridge.search import (LINE_TAIL_BYTES, OutputRoom, SearchPlan, SearchText, TaskResult, filter_strings,
                                  grep, matcher_fits, run_tasks, search_buffer)
 from device_emulator import ComputationalSSD, FaultPlan

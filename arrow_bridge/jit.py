@@ -1,0 +1,198 @@
+"""Numba kernels that cost nothing until they run, and a first read without Numba.
+
+Importing Numba and loading its cached machine code takes longer than
+pyarrow's whole read of a small file (about 0.3 s to import it, 0.3 s more for
+the first cached kernels). So the reader's kernels are declared with
+:func:`njit` and :func:`intrinsic` from here instead of Numba's own: declaring
+one imports nothing, and Numba is imported the first time a kernel runs.
+
+Before that, a call may not need Numba at all: ``make install`` compiles the
+kernels a small read calls, at the argument types such a read passes them,
+ahead of time into one extension module (:mod:`arrow_bridge.startup`, with
+``numba.pycc``), which loads in milliseconds without Numba. A :class:`Kernel`
+call goes to that library while Numba is not needed yet and the library has
+the call's argument types; else to Numba. Both compile the same Python source
+with the same compiler, so they give the same answers; once any kernel needs
+Numba (a big read, another type, a device read), every kernel goes to Numba,
+whose functions release the GIL.
+
+>>> @njit(nogil=True, cache=False)
+... def add(a, b):
+...     return a + b
+>>> add(2, 3), add.py_func(2, 3)
+(5, 5)
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+import threading
+from typing import Any, Callable
+
+_LOCK = threading.RLock()
+_PLACEHOLDERS: list["_IntrinsicPlaceholder"] = []
+_numba_loaded = False
+
+
+def njit(func: Callable | None = None, **options: Any):
+    """``numba.njit``, compiled when first called (or typed inside another kernel).
+
+    >>> @njit(cache=False)
+    ... def twice(x):
+    ...     return 2 * x
+    >>> twice(21)
+    42
+    """
+    if func is None:
+        return lambda f: Kernel(f, options)
+    return Kernel(func, options)
+
+
+def intrinsic(definition: Callable):
+    """``numba.extending.intrinsic``, built when Numba is first loaded.
+
+    Until then the name holds a placeholder; :func:`load_numba` swaps every
+    module's reference to it for the real intrinsic, so kernels typed
+    afterwards see Numba's object.
+    """
+    if _numba_loaded:
+        from numba.extending import intrinsic as numba_intrinsic
+
+        return numba_intrinsic(definition)
+    placeholder = _IntrinsicPlaceholder(definition)
+    with _LOCK:
+        _PLACEHOLDERS.append(placeholder)
+    return placeholder
+
+
+def load_numba() -> None:
+    """Imports Numba once: teaches it the kernels declared here and builds the intrinsics.
+
+    Modules that compile kernels of their own with Numba (the CUDA ones)
+    call it before they do.
+    """
+    global _numba_loaded
+    with _LOCK:
+        if _numba_loaded:
+            return
+        from numba.core import types
+        from numba.core.typing.typeof import typeof_impl
+        from numba.extending import intrinsic as numba_intrinsic
+
+        @typeof_impl.register(Kernel)
+        def _typeof_kernel(kernel, context):
+            return types.Dispatcher(kernel.dispatcher)
+
+        real = {id(p): numba_intrinsic(p.definition) for p in _PLACEHOLDERS}
+        _swap_placeholders(real)
+        _PLACEHOLDERS.clear()
+        _numba_loaded = True
+        from numba.core.registry import cpu_target
+
+        cpu_target.typing_context.refresh()  # a compile under way types the new intrinsics too
+
+
+def _swap_placeholders(real: dict) -> None:
+    """Points every loaded module's name for a placeholder at its built intrinsic."""
+    if not real:
+        return
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        if not isinstance(namespace, dict):
+            continue
+        for name, value in list(namespace.items()):
+            if type(value) is _IntrinsicPlaceholder:
+                namespace[name] = real[id(value)]
+
+
+class _LazyModule:
+    """A Numba module imported on first attribute access (for intrinsics' typing code)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attribute: str):
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+#: ``numba.core.types`` and ``numba.core.cgutils``, for the typing and code
+#: generation functions of intrinsics, which run only when a kernel compiles.
+numba_types = _LazyModule("numba.core.types")
+cgutils = _LazyModule("numba.core.cgutils")
+
+
+class _IntrinsicPlaceholder:
+    """Stands for an intrinsic until :func:`load_numba` builds it."""
+
+    def __init__(self, definition: Callable):
+        self.definition = definition
+        functools.update_wrapper(self, definition)
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(f"{self.__name__} is a Numba intrinsic: usable inside kernels only")
+
+    def __repr__(self) -> str:
+        return f"<intrinsic {self.__module__}.{self.__qualname__} (not built yet)>"
+
+
+class Kernel:
+    """A ``numba.njit`` function made on first use; its own Python function is ``py_func``.
+
+    Anything else a Numba dispatcher has (``signatures``, ``inspect_llvm``,
+    ``targetoptions``...) is the dispatcher's, which makes the dispatcher.
+    """
+
+    def __init__(self, py_func: Callable, options: dict):
+        self.py_func = py_func
+        self.options = options
+        self._dispatcher = None
+        functools.update_wrapper(self, py_func)
+
+    @property
+    def dispatcher(self):
+        """The Numba dispatcher (made, and Numba imported, on first access)."""
+        if self._dispatcher is None:
+            load_numba()
+            with _LOCK:
+                if self._dispatcher is None:
+                    import numba
+
+                    from arrow_bridge import startup
+
+                    startup.retire()
+                    self._dispatcher = numba.njit(**self.options)(self.py_func)
+        return self._dispatcher
+
+    def __call__(self, *args, **kwargs):
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            compiled = None if kwargs else _startup_function(self, args)
+            if compiled is not None:
+                return compiled(*args)
+            dispatcher = self.dispatcher
+        return dispatcher(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("_dispatcher", "py_func", "options"):
+            raise AttributeError(name)
+        return getattr(self.dispatcher, name)
+
+    def __reduce__(self):
+        return _kernel_named, (self.__module__, self.__qualname__)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.__module__}.{self.__qualname__}>"
+
+
+def _startup_function(kernel: Kernel, args: tuple):
+    from arrow_bridge import startup
+
+    return startup.function_for(kernel, args)
+
+
+def _kernel_named(module: str, qualname: str) -> Kernel:
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found

@@ -1,0 +1,175 @@
+"""The startup library: the kernels a small read calls, compiled ahead of time.
+
+A fresh process that reads a small file would spend most of its time
+importing Numba and loading cached kernels (about 0.6 s against pyarrow's
+whole read of 0.1 s). The warm-up (``python -m arrow_bridge.warmup``, run by
+``make install``; :func:`arrow_bridge.warmup.build_startup_library`) reads a
+few small samples with Numba, records which kernels the reader called from
+Python and at which argument types, and compiles exactly those with
+``numba.pycc`` into one extension module in ``_startup_kernels/`` beside
+this file, with a manifest. That module needs NumPy only.
+
+:class:`arrow_bridge.jit.Kernel` asks :func:`function_for` first: it answers
+while nothing has needed Numba yet in this process, the manifest matches the
+sources it was built from (a fingerprint of :data:`KERNEL_SOURCES` and the
+compiler's versions), and the
+library has the call's exact argument types; otherwise ``None``, and Numba
+runs the kernel. ``ARROW_BRIDGE_STARTUP_LIBRARY=0`` turns the library off.
+
+Its functions hold the GIL (pycc has no ``nogil``), which is why the first
+kernel that needs Numba retires the library for the rest of the process:
+reads big enough to run spans in parallel use Numba's functions.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+LIBRARY = "_startup_kernels"
+_HERE = Path(__file__).resolve().parent
+LIBRARY_FOLDER = _HERE / LIBRARY
+#: What the compiled kernels are made of: every module with kernels, and the
+#: constants they take from ``ndp_core`` (the Makefile's KERNEL_SOURCES, which
+#: rebuild the library when they change, lists the same).
+KERNEL_SOURCES = ("arrow_bridge/*/*.py", "ndp_core/*.py", "arrow_bridge/transcoding.py", "arrow_bridge/line_filters.py",
+                  "arrow_bridge/column_finish.py", "arrow_bridge/preamble.py", "arrow_bridge/jit.py",
+                  "arrow_bridge/startup.py")
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {"retired": os.environ.get("ARROW_BRIDGE_STARTUP_LIBRARY", "1") == "0", "table": None}
+
+
+class NoTypeKey(Exception):
+    """An argument whose Numba type :func:`type_key` does not tell (Numba runs the kernel)."""
+
+
+def type_key(value: Any) -> Any:
+    """A value's argument type, as finely as Numba tells types apart (raises ``NoTypeKey`` for others).
+
+    >>> type_key((np.zeros(3, np.uint8), 1, True))
+    ('t', ('a', '|u1', 1, 'C', False, True), 'i8', 'b')
+    """
+    kind = type(value)
+    if kind is np.ndarray:
+        flags = value.flags
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        dtype = value.dtype
+        return ("a", str(dtype.descr) if dtype.fields else dtype.str, value.ndim, layout, not flags.writeable,
+                flags.aligned)
+    if kind is bool or kind is np.bool_:
+        return "b"
+    if kind is int:
+        if -(1 << 63) <= value < 1 << 63:
+            return "i8"
+        if 0 <= value < 1 << 64:
+            return "u8"
+        raise NoTypeKey
+    if kind is float:
+        return "f8"
+    if kind is tuple:
+        return ("t", *(type_key(item) for item in value))
+    if isinstance(value, np.generic) and value.dtype.kind in "iuf":
+        return ("s", value.dtype.str)
+    raise NoTypeKey
+
+
+def function_for(kernel, args: tuple) -> Callable | None:
+    """The library's compiled ``kernel`` for these arguments, or ``None`` (then Numba runs it)."""
+    table = _table()
+    if table is None:
+        return None
+    entries = table.get(kernel_id(kernel))
+    if entries is None:
+        return None
+    try:
+        return entries.get(repr(type_key(args)))
+    except NoTypeKey:
+        return None
+
+
+def retire() -> None:
+    """From now on every kernel runs in Numba (its functions release the GIL)."""
+    _state["retired"] = True
+
+
+def in_use() -> bool:
+    """Whether calls may still go to the library in this process.
+
+    >>> isinstance(in_use(), bool)
+    True
+    """
+    return not _state["retired"] and _table() is not None
+
+
+def _table() -> dict | None:
+    if _state["retired"]:
+        return None
+    table = _state["table"]
+    if table is None:
+        with _lock:
+            if _state["table"] is None:
+                _state["table"] = _load() or {}
+            table = _state["table"]
+    return table or None
+
+
+def _load() -> dict | None:
+    """``{kernel id: {argument types: function}}`` from the built library, if it matches the sources."""
+    folder = LIBRARY_FOLDER
+    if not built_from_these_sources(folder):
+        return None
+    manifest = json.loads((folder / "manifest.json").read_text())
+    found = sorted(folder.glob("kernels.*.so"))
+    spec = importlib.util.spec_from_file_location(f"arrow_bridge.{LIBRARY}.kernels", found[0])
+    try:
+        library = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(library)
+    except ImportError:  # built for another interpreter or NumPy: Numba it is
+        return None
+    return {kernel: {key: getattr(library, name) for key, name in entries.items()}
+            for kernel, entries in manifest["kernels"].items()}
+
+
+def fingerprint() -> str:
+    """What the library was compiled from: the sources and the compiler's versions.
+
+    >>> len(fingerprint())
+    64
+    """
+    digest = hashlib.sha256()
+    root = _HERE.parent
+    for path in sorted({path for pattern in KERNEL_SOURCES for path in root.glob(pattern)}):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    for package in ("numba", "llvmlite"):  # their version files, read without importing them
+        spec = importlib.util.find_spec(package)
+        version = Path(spec.origin).parent / "_version.py" if spec and spec.origin else None
+        digest.update(version.read_bytes() if version and version.exists() else b"?")
+    digest.update(f"numpy={np.__version__} {sys.version}".encode())
+    return digest.hexdigest()
+
+
+def kernel_id(kernel) -> str:
+    """How the manifest names a kernel: ``module:qualname``."""
+    return f"{kernel.__module__}:{kernel.__qualname__}"
+
+
+def built_from_these_sources(folder: Path) -> bool:
+    """Whether ``folder`` holds a library built from the sources and compiler at hand.
+
+    >>> built_from_these_sources(Path("/nonexistent"))
+    False
+    """
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return manifest.get("fingerprint") == fingerprint() and any(folder.glob("kernels.*.so"))

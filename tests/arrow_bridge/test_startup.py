@@ -1,0 +1,123 @@
+"""The startup library: a fresh process reads small files without Numba, and gets Numba's answers."""
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import arrow_bridge
+from arrow_bridge import startup
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _small_files(folder: Path, count: int = 24) -> list[Path]:
+    """Small CSVs with every inferred type, nulls, quotes, CRLF and odd numbers (seeded)."""
+    rng = random.Random(7)
+    digits = "0123456789"
+
+    def number() -> str:
+        whole = "".join(rng.choice(digits) for _ in range(rng.randint(1, 19)))
+        return rng.choice(["", "-"]) + whole + rng.choice(["", "." + "".join(rng.choice(digits) for _ in range(17)),
+                                                            f"e{rng.randint(-330, 310)}"])
+
+    cells = [
+        lambda: str(rng.randint(-2**63, 2**63 - 1)),
+        number,
+        lambda: rng.choice(["true", "false", "True", "FALSE"]),
+        lambda: f"{rng.randint(1, 9999):04d}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        lambda: f"2020-01-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00",
+        lambda: '"' + rng.choice(["a,b", 'say ""hi""', "two\nlines", "é ü", ""]) + '"',
+        lambda: rng.choice(["x", "yz", "NA", "null", "word"]),
+    ]
+    paths = []
+    for n in range(count):
+        kinds = rng.sample(cells, rng.randint(1, len(cells)))
+        end = rng.choice(["\n", "\r\n"])
+        rows = [",".join(f"c{k}" for k in range(len(kinds)))]
+        for _ in range(rng.randint(1, 40)):
+            rows.append(",".join("" if rng.random() < 0.1 else kind() for kind in kinds))
+        path = folder / f"small{n}.csv"
+        path.write_bytes((end.join(rows) + end).encode())
+        paths.append(path)
+    return paths
+
+
+def _read_in_fresh_process(paths: list[Path], out: Path) -> dict:
+    code = (
+        "import json, sys, pyarrow as pa, arrow_bridge\n"
+        "from arrow_bridge import startup\n"
+        "for i, path in enumerate(sys.argv[2:]):\n"
+        "    table = arrow_bridge.read_csv(path)\n"
+        "    with pa.OSFile(f'{sys.argv[1]}/{i}.arrow', 'wb') as f, pa.ipc.new_file(f, table.schema) as w:\n"
+        "        w.write_table(table)\n"
+        "print(json.dumps({'numba': 'numba' in sys.modules, 'library': startup.in_use()}))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(out), *map(str, paths)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_fresh_process_reads_small_files_without_numba_and_as_numba_does(tmp_path):
+    assert startup._load() is not None, "no startup library matching these sources: run `make install`"
+    paths = _small_files(tmp_path)
+    seen = _read_in_fresh_process(paths, tmp_path)
+    assert seen == {"numba": False, "library": True}
+    startup.retire()  # this process: Numba's kernels only
+    for i, path in enumerate(paths):
+        expected = arrow_bridge.read_csv(path)
+        got = pa.ipc.open_file(str(tmp_path / f"{i}.arrow")).read_all()
+        assert got.equals(expected), path.read_text()
+
+
+def test_the_first_kernel_numba_must_run_retires_the_library(tmp_path):
+    small, big = tmp_path / "small.csv", tmp_path / "big.csv"
+    small.write_text("a,b\n1,x\n")
+    big.write_text("a,b\n" + "".join(f"{i},{i * 0.5}\n" for i in range(200_000)))
+    code = ("import sys, arrow_bridge\nfrom arrow_bridge import startup\n"
+            f"arrow_bridge.read_csv({str(small)!r}); print('numba' in sys.modules, startup.in_use())\n"
+            f"t = arrow_bridge.read_csv({str(big)!r}); print('numba' in sys.modules, startup.in_use(), t.num_rows)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "True", "False", "200000"]
+
+
+def test_a_library_built_from_other_sources_is_not_used(monkeypatch):
+    monkeypatch.setattr(startup, "fingerprint", lambda: "0" * 64)
+    assert startup._load() is None
+
+
+@pytest.mark.parametrize("value, key", [
+    (np.zeros(2, np.int64), ("a", "<i8", 1, "C", False, True)),
+    (np.zeros((2, 2), np.float64, order="F"), ("a", "<f8", 2, "F", False, True)),
+    (np.zeros(4, np.uint8)[::2], ("a", "|u1", 1, "A", False, True)),
+    (np.frombuffer(b"ab", np.uint8), ("a", "|u1", 1, "C", True, True)),
+    (np.int64(3), ("s", "<i8")),
+    (3, "i8"),
+    (2**63, "u8"),
+    (True, "b"),
+    (1.5, "f8"),
+    ((1, (np.uint8(1),)), ("t", "i8", ("t", ("s", "|u1")))),
+])
+def test_argument_types_are_told_apart_as_numba_tells_them(value, key):
+    assert startup.type_key(value) == key
+
+
+@pytest.mark.parametrize("value", [2**64, "text", None, np.datetime64("2020-01-01")])
+def test_other_arguments_have_no_key_so_numba_runs_the_kernel(value):
+    with pytest.raises(startup.NoTypeKey):
+        startup.type_key(value)
+
+
+def test_the_makefile_rebuilds_the_library_from_the_sources_it_is_made_of():
+    makefile = (REPO / "Makefile").read_text()
+    listed = re.search(r"KERNEL_SOURCES := \$\(wildcard (.*?)\)\n\$\(WARM\)", makefile, re.S).group(1)
+    prefixed = re.search(r"\$\(addprefix arrow_bridge/,(.*?)\)", listed)
+    patterns = listed[:prefixed.start()].replace("\\", " ").split() + [f"arrow_bridge/{name}"
+                                                                      for name in prefixed.group(1).split()]
+    assert sorted(patterns) == sorted(startup.KERNEL_SOURCES)
