@@ -160,8 +160,8 @@ class Kernel:
 
                     from arrow_bridge import startup
 
-                    startup.retire()
                     self._dispatcher = numba.njit(**self.options)(self.py_func)
+                    startup.retire()
         return self._dispatcher
 
     def __call__(self, *args, **kwargs):

@@ -45,6 +45,7 @@ KERNEL_SOURCES = ("arrow_bridge/*/*.py", "ndp_core/*.py", "arrow_bridge/transcod
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {"retired": os.environ.get("ARROW_BRIDGE_STARTUP_LIBRARY", "1") == "0", "table": None}
+_served: set = set()  # (kernel, argument types) the library ran: Numba loads them when it takes over
 
 
 class NoTypeKey(Exception):
@@ -90,14 +91,53 @@ def function_for(kernel, args: tuple) -> Callable | None:
     if entries is None:
         return None
     try:
-        return entries.get(repr(type_key(args)))
+        key = type_key(args)
     except NoTypeKey:
         return None
+    compiled = entries.get(repr(key))
+    if compiled is not None:
+        _served.add((kernel, key))
+    return compiled
 
 
 def retire() -> None:
-    """From now on every kernel runs in Numba (its functions release the GIL)."""
+    """From now on every kernel runs in Numba (its functions release the GIL).
+
+    Numba loads, from its cache, what the library ran so far, so that the
+    process is as warm afterwards as if Numba had run it all along: the read
+    that retires the library pays for it, not the next one.
+    """
+    if _state["retired"]:
+        return
     _state["retired"] = True
+    while _served:
+        kernel, key = _served.pop()
+        kernel.dispatcher.compile(numba_types(key))
+
+
+def numba_types(key: Any):
+    """The Numba types of the arguments :func:`type_key` gave ``key`` for (imports Numba).
+
+    >>> numba_types(type_key((np.zeros(3, np.uint8), 1)))
+    (Array(uint8, 1, 'C', False, aligned=True), int64)
+    """
+    import numba
+    from numba.core import types
+
+    def one(part):
+        if part in _SCALARS:
+            return getattr(types, _SCALARS[part])
+        if part[0] == "a":
+            _, dtype, ndim, layout, readonly, aligned = part
+            return types.Array(numba.from_dtype(np.dtype(dtype)), ndim, layout, readonly=readonly, aligned=aligned)
+        if part[0] == "s":
+            return numba.from_dtype(np.dtype(part[1]))
+        return types.BaseTuple.from_types([one(item) for item in part[1:]])
+
+    return tuple(one(part) for part in key[1:])
+
+
+_SCALARS = {"i8": "int64", "u8": "uint64", "b": "boolean", "f8": "float64"}
 
 
 def in_use() -> bool:

@@ -207,7 +207,8 @@ STARTUP_SAMPLES = (
 
 def record_calls(samples=STARTUP_SAMPLES) -> dict[str, dict[str, Any]]:
     """Reads ``samples`` with Numba and returns the kernels called from Python:
-    ``{kernel id: {argument-types key: (kernel, Numba signature)}}``."""
+    ``{kernel id: {repr(argument types): (kernel, argument types, Numba signature)}}``,
+    those whose argument types map back to Numba's (what a retiring library loads)."""
     from arrow_bridge import read_csv
     from arrow_bridge.jit import Kernel
 
@@ -218,12 +219,13 @@ def record_calls(samples=STARTUP_SAMPLES) -> dict[str, dict[str, Any]]:
         result = plain_call(kernel, *args, **kwargs)
         if not kwargs:
             try:
-                key = repr(startup.type_key(args))
+                key = startup.type_key(args)
             except startup.NoTypeKey:
                 return result
             known = calls.setdefault(startup.kernel_id(kernel), {})
-            if key not in known:
-                known[key] = (kernel, _signature(kernel, args))
+            signature = None if repr(key) in known else _signature(kernel, args)
+            if signature is not None and startup.numba_types(key) == signature.args:  # what a retiring library loads
+                known[repr(key)] = (kernel, key, signature)
         return result
 
     startup.retire()
@@ -269,7 +271,7 @@ def build_startup_library(out_dir: Path = startup.LIBRARY_FOLDER, force: bool = 
     compiler.output_dir = str(out_dir)
     kernels: dict[str, dict[str, str]] = {}
     for number, (kernel_name, entries) in enumerate(sorted(calls.items())):
-        for variant, (key, (kernel, signature)) in enumerate(sorted(entries.items())):
+        for variant, (key, (kernel, _, signature)) in enumerate(sorted(entries.items())):
             name = f"kernel{number}_{variant}"
             compiler.export(name, signature)(kernel.py_func)
             kernels.setdefault(kernel_name, {})[key] = name
