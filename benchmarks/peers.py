@@ -354,6 +354,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--inmem-mb", type=float, default=200, help="bytes of the edge list parsed in memory")
     parser.add_argument("--skip", default="", help="comma list of: startup,inmem")
     parser.add_argument("--quick", action="store_true", help="small sizes: whole run in ~2 minutes")
+    parser.add_argument("--startup-only", action="store_true",
+                        help="only the start-up row: fresh processes reading lineitem's first 100 rows")
     parser.add_argument("--sizes", default="",
                         help="comma list of MB (e.g. 1,10,25,100,1000): warm reads of lineitem slices of those "
                              "sizes, in place of the datasets, start-up and in-memory runs")
@@ -366,6 +368,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.readers = [name for name in args.readers.split(",") if name]
     args.skip = set(filter(None, args.skip.split(",")))
     args.sizes = [float(mb) for mb in args.sizes.split(",") if mb]
+    if args.startup_only:
+        args.datasets = args.datasets[:1]
     if args.sizes:  # a lineitem file at least as large as the largest slice
         args.scale_factor = max(args.scale_factor, round(max(args.sizes) / LINEITEM_MB_PER_SF + 0.05, 1))
         args.datasets = ["lineitem"]
@@ -396,13 +400,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"-> {write_result(f'peers-sizes-{suffix}.json', common | result)}")
             return 0
         for kind, path in paths.items():
-            result = bench_dataset(kind, path, readers, args, scratch)
-            print(f"-> {write_result(f'peers-{kind}-{suffix}.json', common | result)}")
-        if "startup" not in args.skip:
+            if not args.startup_only:
+                result = bench_dataset(kind, path, readers, args, scratch)
+                print(f"-> {write_result(f'peers-{kind}-{suffix}.json', common | result)}")
+        if "startup" not in args.skip or args.startup_only:
             small = write_head(paths[args.datasets[0]], scratch / "small.csv", rows=100)
             result = bench_startup(readers, small)
             print(f"-> {write_result(f'peers-startup-{suffix}.json', common | result)}")
-        if "inmem" not in args.skip and "edges" in paths:
+        if "inmem" not in args.skip and "edges" in paths and not args.startup_only:
             result = bench_inmem_ints(readers, paths["edges"], int(args.inmem_mb * MB), args.repeat, scratch)
             print(f"-> {write_result(f'peers-inmem-ints-{suffix}.json', common | result)}")
     return 0
