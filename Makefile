@@ -25,7 +25,7 @@ $(INSTALLED): pyproject.toml setup.py $(wildcard ndp_core/src/*)
 # word) would leave it stale: any change recompiles them all. The warm-up also builds the startup
 # library (arrow_bridge/startup.py: a small read's kernels, compiled ahead of time), from the same
 # sources (startup.KERNEL_SOURCES lists them too).
-KERNEL_SOURCES := $(wildcard arrow_bridge/*/*.py ndp_core/*.py \
+KERNEL_SOURCES := $(wildcard arrow_bridge/*/*.py ndp_core/*.py ndp_core/src/* \
                   $(addprefix arrow_bridge/,transcoding.py line_filters.py column_finish.py preamble.py jit.py startup.py))
 $(WARM): $(INSTALLED) $(KERNEL_SOURCES)
 	find arrow_bridge -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -12,9 +12,11 @@ ahead of time into one extension module (:mod:`arrow_bridge.startup`, with
 ``numba.pycc``), which loads in milliseconds without Numba. A :class:`Kernel`
 call goes to that library while Numba is not needed yet and the library has
 the call's argument types; else to Numba. Both compile the same Python source
-with the same compiler, so they give the same answers; once any kernel needs
-Numba (a big read, another type, a device read), every kernel goes to Numba,
-whose functions release the GIL.
+with the same compiler and the kernel's error model; the library is built for
+a generic x86-64 CPU (a digit-parsing step takes its non-AVX2 form, which
+computes the same values). Once any kernel needs Numba (a big read, another
+type, a device read), every kernel goes to Numba, whose functions release
+the GIL.
 
 >>> @njit(nogil=True, cache=False)
 ... def add(a, b):
@@ -56,14 +58,14 @@ def intrinsic(definition: Callable):
     module's reference to it for the real intrinsic, so kernels typed
     afterwards see Numba's object.
     """
-    if _numba_loaded:
-        from numba.extending import intrinsic as numba_intrinsic
-
-        return numba_intrinsic(definition)
-    placeholder = _IntrinsicPlaceholder(definition)
     with _LOCK:
-        _PLACEHOLDERS.append(placeholder)
-    return placeholder
+        if not _numba_loaded:
+            placeholder = _IntrinsicPlaceholder(definition)
+            _PLACEHOLDERS.append(placeholder)
+            return placeholder
+    from numba.extending import intrinsic as numba_intrinsic
+
+    return numba_intrinsic(definition)
 
 
 def load_numba() -> None:
@@ -73,10 +75,15 @@ def load_numba() -> None:
     call it before they do.
     """
     global _numba_loaded
-    with _LOCK:
+    if _numba_loaded:
+        return
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock, _LOCK:  # Numba's lock first, always: a compile under way holds it
         if _numba_loaded:
             return
         from numba.core import types
+        from numba.core.registry import cpu_target
         from numba.core.typing.typeof import typeof_impl
         from numba.extending import intrinsic as numba_intrinsic
 
@@ -87,10 +94,8 @@ def load_numba() -> None:
         real = {id(p): numba_intrinsic(p.definition) for p in _PLACEHOLDERS}
         _swap_placeholders(real)
         _PLACEHOLDERS.clear()
-        _numba_loaded = True
-        from numba.core.registry import cpu_target
-
         cpu_target.typing_context.refresh()  # a compile under way types the new intrinsics too
+        _numba_loaded = True
 
 
 def _swap_placeholders(real: dict) -> None:
@@ -98,7 +103,10 @@ def _swap_placeholders(real: dict) -> None:
     if not real:
         return
     for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
+        try:  # the raw namespace: a lazily loaded module stays unloaded
+            namespace = object.__getattribute__(module, "__dict__")
+        except AttributeError:
+            continue
         if not isinstance(namespace, dict):
             continue
         for name, value in list(namespace.items()):
@@ -113,7 +121,12 @@ class _LazyModule:
         self._name = name
 
     def __getattr__(self, attribute: str):
+        if attribute.startswith("_"):  # its own (copy and pickle probe them before __init__ ran)
+            raise AttributeError(attribute)
         return getattr(importlib.import_module(self._name), attribute)
+
+    def __reduce__(self):
+        return _LazyModule, (self._name,)
 
 
 #: ``numba.core.types`` and ``numba.core.cgutils``, for the typing and code
@@ -154,14 +167,15 @@ class Kernel:
         """The Numba dispatcher (made, and Numba imported, on first access)."""
         if self._dispatcher is None:
             load_numba()
-            with _LOCK:
+            import numba
+            from numba.core.compiler_lock import global_compiler_lock
+
+            from arrow_bridge import startup
+
+            with global_compiler_lock, _LOCK:
                 if self._dispatcher is None:
-                    import numba
-
-                    from arrow_bridge import startup
-
                     self._dispatcher = numba.njit(**self.options)(self.py_func)
-                    startup.retire()
+            startup.retire()  # outside the locks: it loads what the library ran, through Numba
         return self._dispatcher
 
     def __call__(self, *args, **kwargs):
@@ -179,6 +193,8 @@ class Kernel:
         return getattr(self.dispatcher, name)
 
     def __reduce__(self):
+        if "<locals>" in self.__qualname__:  # made inside a function: by value, as Numba pickles its own
+            return Kernel, (self.py_func, self.options)
         return _kernel_named, (self.__module__, self.__qualname__)
 
     def __repr__(self) -> str:

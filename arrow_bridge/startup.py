@@ -28,6 +28,7 @@ import json
 import os
 import sys
 import threading
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,14 +38,21 @@ LIBRARY = "_startup_kernels"
 _HERE = Path(__file__).resolve().parent
 LIBRARY_FOLDER = _HERE / LIBRARY
 #: What the compiled kernels are made of: every module with kernels, and the
-#: constants they take from ``ndp_core`` (the Makefile's KERNEL_SOURCES, which
-#: rebuild the library when they change, lists the same).
-KERNEL_SOURCES = ("arrow_bridge/*/*.py", "ndp_core/*.py", "arrow_bridge/transcoding.py", "arrow_bridge/line_filters.py",
-                  "arrow_bridge/column_finish.py", "arrow_bridge/preamble.py", "arrow_bridge/jit.py",
-                  "arrow_bridge/startup.py")
+#: constants they take from ``ndp_core`` (its Python and, for the engine's
+#: status numbers, its C++ headers); the Makefile's KERNEL_SOURCES, which
+#: rebuild the library when they change, lists the same.
+KERNEL_SOURCES = ("arrow_bridge/*/*.py", "ndp_core/*.py", "ndp_core/src/*", "arrow_bridge/transcoding.py",
+                  "arrow_bridge/line_filters.py", "arrow_bridge/column_finish.py", "arrow_bridge/preamble.py",
+                  "arrow_bridge/jit.py", "arrow_bridge/startup.py")
 
 _lock = threading.Lock()
-_state: dict[str, Any] = {"retired": os.environ.get("ARROW_BRIDGE_STARTUP_LIBRARY", "1") == "0", "table": None}
+#: Numba settings the library cannot follow (it was compiled without them): Numba runs everything.
+_NUMBA_DEBUG_SETTINGS = ("NUMBA_DISABLE_JIT", "NUMBA_BOUNDSCHECK", "NUMBA_DEBUGINFO", "NUMBA_OPT")
+_state: dict[str, Any] = {
+    "retired": os.environ.get("ARROW_BRIDGE_STARTUP_LIBRARY", "1") == "0"
+    or any(os.environ.get(name) for name in _NUMBA_DEBUG_SETTINGS),
+    "table": None,
+}
 _served: set = set()  # (kernel, argument types) the library ran: Numba loads them when it takes over
 
 
@@ -107,11 +115,13 @@ def retire() -> None:
     process is as warm afterwards as if Numba had run it all along: the read
     that retires the library pays for it, not the next one.
     """
-    if _state["retired"]:
-        return
-    _state["retired"] = True
-    while _served:
-        kernel, key = _served.pop()
+    with _lock:
+        if _state["retired"]:
+            return
+        _state["retired"] = True
+        served = list(_served)
+        _served.clear()
+    for kernel, key in served:  # outside the lock: this compiles (from the cache, as a rule)
         kernel.dispatcher.compile(numba_types(key))
 
 
@@ -168,14 +178,17 @@ def _load() -> dict | None:
         return None
     manifest = json.loads((folder / "manifest.json").read_text())
     found = sorted(folder.glob("kernels.*.so"))
-    spec = importlib.util.spec_from_file_location(f"arrow_bridge.{LIBRARY}.kernels", found[0])
     try:
+        spec = importlib.util.spec_from_file_location(f"arrow_bridge.{LIBRARY}.kernels", found[0])
         library = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(library)
-    except ImportError:  # built for another interpreter or NumPy: Numba it is
+        return {kernel: {key: getattr(library, name) for key, name in entries.items()}
+                for kernel, entries in manifest["kernels"].items()}
+    except Exception as error:  # noqa: BLE001 - a broken library must not break reads: Numba runs them
+        warnings.warn(f"arrow_bridge: startup library {folder} not usable ({type(error).__name__}: {error}); "
+                      "kernels run in Numba (`python -m arrow_bridge.warmup` rebuilds it)", RuntimeWarning,
+                      stacklevel=2)
         return None
-    return {kernel: {key: getattr(library, name) for key, name in entries.items()}
-            for kernel, entries in manifest["kernels"].items()}
 
 
 def fingerprint() -> str:
@@ -186,7 +199,7 @@ def fingerprint() -> str:
     """
     digest = hashlib.sha256()
     root = _HERE.parent
-    for path in sorted({path for pattern in KERNEL_SOURCES for path in root.glob(pattern)}):
+    for path in sorted({path for pattern in KERNEL_SOURCES for path in root.glob(pattern) if path.is_file()}):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     for package in ("numba", "llvmlite"):  # their version files, read without importing them

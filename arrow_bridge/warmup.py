@@ -222,6 +222,8 @@ def record_calls(samples=STARTUP_SAMPLES) -> dict[str, dict[str, Any]]:
                 key = startup.type_key(args)
             except startup.NoTypeKey:
                 return result
+            if "<locals>" in kernel.__qualname__:  # made inside a function: its name may not be its own
+                return result
             known = calls.setdefault(startup.kernel_id(kernel), {})
             signature = None if repr(key) in known else _signature(kernel, args)
             if signature is not None and startup.numba_types(key) == signature.args:  # what a retiring library loads
@@ -275,7 +277,8 @@ def build_startup_library(out_dir: Path = startup.LIBRARY_FOLDER, force: bool = 
             name = f"kernel{number}_{variant}"
             compiler.export(name, signature)(kernel.py_func)
             kernels.setdefault(kernel_name, {})[key] = name
-    with _fresh_flags_per_export():
+    with _fresh_flags_per_export({kernel.py_func: kernel.options for entries in calls.values()
+                                  for kernel, _, _ in entries.values()}):
         compiler.compile()
     manifest = {"fingerprint": startup.fingerprint(), "kernels": kernels}
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
@@ -283,17 +286,23 @@ def build_startup_library(out_dir: Path = startup.LIBRARY_FOLDER, force: bool = 
 
 
 @contextlib.contextmanager
-def _fresh_flags_per_export():
-    """Numba 0.68's pycc compiles every export with one ``Flags`` object, which
-    a compile changes: ``tokenize`` failed to type after ``split_record``
-    (its ``status`` variable locked to one literal). Each export gets a copy."""
+def _fresh_flags_per_export(options: dict):
+    """Each export compiled with its own copy of pycc's flags, set to its kernel's
+    error model (``options``: ``{Python function: njit options}``).
+
+    Numba 0.68's pycc compiles every export with one ``Flags`` object, which a
+    compile changes: ``tokenize`` failed to type after ``split_record`` (its
+    ``status`` variable locked to one literal); and pycc has no per-export
+    options, where ``convert_fixed`` is declared ``error_model="numpy"``.
+    """
     from numba.pycc import compiler as pycc_compiler
 
     compile_extra = pycc_compiler.compile_extra
 
-    def with_own_flags(typing_context, target_context, function, args, return_type, flags, **options):
-        return compile_extra(typing_context, target_context, function, args, return_type, copy.deepcopy(flags),
-                             **options)
+    def with_own_flags(typing_context, target_context, function, args, return_type, flags, **more):
+        flags = copy.deepcopy(flags)
+        flags.error_model = options.get(function, {}).get("error_model", "python")
+        return compile_extra(typing_context, target_context, function, args, return_type, flags, **more)
 
     pycc_compiler.compile_extra = with_own_flags
     try:

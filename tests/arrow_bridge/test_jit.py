@@ -84,3 +84,14 @@ def test_a_numba_cfunc_compiled_first_types_kernels_and_their_intrinsics(tmp_pat
                           env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["90"]
+
+
+def test_a_kernel_made_inside_a_function_pickles_by_value():
+    import cloudpickle
+
+    from arrow_bridge.kernels.fused import parse_every_record
+
+    assert "<locals>" in parse_every_record.__qualname__
+    copy = cloudpickle.loads(cloudpickle.dumps(parse_every_record))
+    assert isinstance(copy, Kernel) and copy.options == parse_every_record.options
+    assert copy.py_func.__code__.co_code == parse_every_record.py_func.__code__.co_code

@@ -1,5 +1,6 @@
 """The startup library: a fresh process reads small files without Numba, and gets Numba's answers."""
 import json
+import os
 import random
 import re
 import subprocess
@@ -124,3 +125,26 @@ def test_the_makefile_rebuilds_the_library_from_the_sources_it_is_made_of():
     patterns = listed[:prefixed.start()].replace("\\", " ").split() + [f"arrow_bridge/{name}"
                                                                       for name in prefixed.group(1).split()]
     assert sorted(patterns) == sorted(startup.KERNEL_SOURCES)
+
+
+def test_a_broken_library_warns_and_numba_reads(tmp_path, monkeypatch):
+    import shutil
+
+    folder = tmp_path / "library"
+    shutil.copytree(startup.LIBRARY_FOLDER, folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    first = next(iter(manifest["kernels"].values()))
+    first[next(iter(first))] = "no_such_function"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setattr(startup, "LIBRARY_FOLDER", folder)
+    with pytest.warns(RuntimeWarning, match="startup library .* not usable"):
+        assert startup._load() is None
+
+
+@pytest.mark.parametrize("setting", ["NUMBA_BOUNDSCHECK", "NUMBA_DISABLE_JIT", "ARROW_BRIDGE_STARTUP_LIBRARY"])
+def test_numba_debug_settings_turn_the_library_off(setting):
+    value = "0" if setting == "ARROW_BRIDGE_STARTUP_LIBRARY" else "1"
+    done = subprocess.run([sys.executable, "-c", "from arrow_bridge import startup; print(startup.in_use())"],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, setting: value})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
