@@ -212,18 +212,15 @@ class GpuSpanParser:
         from cuda_p2p.kernels import records
 
         chunks = (n + CHUNK - 1) // CHUNK
-        counts = lane.work.arrays("counts", counts=(np.int64, (4, chunks)))["counts"]
+        state = lane.work.arrays("chunks", state=(np.int64, (4, chunks)))["state"]
         quote = self.plan.dialect.quote
-        lane.launch(records.chunk_counts, chunks, text, CHUNK, quote, counts[0], counts[1], counts[2], counts[3])
-        quotes, outside, inside, breaks = lane.to_host(counts)
-        starts_inside, first_record, total, open_quote = records.scan_chunks(quotes, outside, inside)
+        lane.launch(records.chunk_counts, chunks, text, CHUNK, quote, state[0], state[1], state[2], state[3])
+        open_quote, total, _, breaks = lane.to_host(_scan_chunk_states(lane, state))[:, 0]
         if open_quote or total == 0:
             return None
-        scan = lane.work.arrays("scan", starts=(np.int64, (2, chunks)), ends=(np.int64, (total,)))
-        scan["starts"].copy_to_device(np.stack([starts_inside.astype(np.int64), first_record]), stream=lane.stream)
-        lane.launch(records.record_ends, chunks, text, CHUNK, quote, scan["starts"][0], scan["starts"][1],
-                    scan["ends"])
-        return scan["ends"], int(breaks.sum())
+        ends = lane.work.arrays("ends", ends=(np.int64, (int(total),)))["ends"]
+        lane.launch(records.record_ends, chunks, text, CHUNK, quote, state[0], state[1], ends)
+        return ends, int(breaks)
 
     def _strings(self, lane: _Lane, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
                  ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
@@ -297,6 +294,23 @@ def round_on_host(buf: np.ndarray, listed: np.ndarray, f64: np.ndarray, decimal_
             return False
         f64[listed[k, 0], listed[k, 1]] = value
     return True
+
+
+def _scan_chunk_states(lane: "_Lane", state: Any, level: int = 0) -> Any:
+    """Scans the chunks' states (``state``, 4 x chunks, on the GPU) in place into
+    each chunk's exclusive prefix, block by block and then the blocks' totals;
+    returns the whole span's state (4 x 1, on the GPU)."""
+    from cuda_p2p.kernels import records
+
+    n = state.shape[1]
+    blocks, width = runtime.launch_shape(n)
+    totals = lane.work.arrays(f"chunk totals {level}", totals=(np.int64, (4, blocks)))["totals"]
+    lane.launch(records.scan_block_states, n, state, totals)
+    if blocks == 1:
+        return totals
+    whole = _scan_chunk_states(lane, totals, level + 1)
+    lane.launch(records.add_block_prefixes, n, state, totals, width)
+    return whole
 
 
 class _Lane:

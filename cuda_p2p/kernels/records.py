@@ -3,9 +3,17 @@
 Each thread takes a chunk of bytes and counts, at once for both states it
 may start in (outside or inside quotes), the line breaks that end records;
 it also counts quotes, whose parity says which state the next chunk starts
-in. An exclusive scan of those per-chunk counts (on the host: one number per
-chunk) gives every chunk its start state and first record number, and a
-second pass writes each record's end. A doubled quote inside a quoted field
+in. An exclusive scan of those per-chunk counts, on the GPU too, gives every
+chunk its start state and first record number, and a second pass writes each
+record's end; only the span's totals (four numbers) go to the host, which
+sizes the ends array by them.
+
+The scan's element is a chunk's *state*: quote parity, record ends if it
+starts outside quotes, record ends if it starts inside, line breaks. Two
+states in a row combine as ``(pa ^ pb, oa + (ib if pa else ob),
+ia + (ob if pa else ib), ba + bb)``: associative, with ``(0, 0, 0, 0)`` as
+identity, so a block scans its chunks in shared memory and a second (third)
+level scans the blocks' totals. A doubled quote inside a quoted field
 toggles twice, so parity stays right; an escape character is not handled
 here (the span parser declines such dialects).
 """
@@ -66,20 +74,63 @@ def record_ends(buf, chunk, quote, starts_inside, first_record, ends):
             k += 1
 
 
-def scan_chunks(quotes: np.ndarray, ends_outside: np.ndarray, ends_inside: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """From per-chunk counts: ``(starts_inside, first_record, records, ends_inside_quotes)``.
+#: Most chunks one block scans (its threads, one chunk each; the simulator runs fewer).
+SCAN_BLOCK = 256
 
-    Chunks ``'a,"x'`` and ``'\\ny"\\n'``: the first LF is inside the quotes.
 
-    >>> scan_chunks(np.array([1, 1]), np.array([0, 1]), np.array([0, 1]))
-    (array([0, 1], dtype=int8), array([0, 0]), 1, False)
-    """
-    parity = np.cumsum(quotes) & 1
-    starts_inside = np.zeros(len(quotes), dtype=np.int8)
-    starts_inside[1:] = parity[:-1]
-    per_chunk = np.where(starts_inside == 1, ends_inside, ends_outside)
-    first_record = np.zeros(len(quotes), dtype=np.int64)
-    np.cumsum(per_chunk[:-1], out=first_record[1:])
-    total = int(per_chunk.sum())
-    return starts_inside, first_record, total, bool(parity[-1]) if len(parity) else False
+@cuda.jit(device=True)
+def _combined(lp, lo, li, lb, cp, co, ci, cb):
+    """The state of chunks ``l`` then ``c`` (see the module's docstring)."""
+    return lp ^ cp, lo + (ci if lp else co), li + (co if lp else ci), lb + cb
+
+
+@cuda.jit
+def scan_block_states(state, totals):
+    """In place, per block of chunks: each chunk's state (``state[:, i]``: quotes
+    or parity, ends outside, ends inside, line breaks) becomes the combined state
+    of the chunks before it in its block; ``totals[:, b]`` gets block ``b``'s whole."""
+    parity = cuda.shared.array(SCAN_BLOCK, np.int64)
+    outside = cuda.shared.array(SCAN_BLOCK, np.int64)
+    inside = cuda.shared.array(SCAN_BLOCK, np.int64)
+    breaks = cuda.shared.array(SCAN_BLOCK, np.int64)
+    t = cuda.threadIdx.x
+    width = cuda.blockDim.x
+    i = cuda.blockIdx.x * width + t
+    n = state.shape[1]
+    if i < n:
+        parity[t], outside[t], inside[t], breaks[t] = state[0, i] & 1, state[1, i], state[2, i], state[3, i]
+    else:
+        parity[t], outside[t], inside[t], breaks[t] = 0, 0, 0, 0
+    cuda.syncthreads()
+    step = 1
+    while step < width:  # Hillis-Steele: after it, each slot holds its block prefix, itself included
+        lp, lo, li, lb = 0, 0, 0, 0
+        if t >= step:
+            lp, lo, li, lb = parity[t - step], outside[t - step], inside[t - step], breaks[t - step]
+        cuda.syncthreads()
+        parity[t], outside[t], inside[t], breaks[t] = _combined(lp, lo, li, lb, parity[t], outside[t], inside[t],
+                                                                breaks[t])
+        cuda.syncthreads()
+        step *= 2
+    if i < n:
+        if t == 0:
+            state[0, i], state[1, i], state[2, i], state[3, i] = 0, 0, 0, 0
+        else:
+            state[0, i], state[1, i], state[2, i], state[3, i] = (parity[t - 1], outside[t - 1], inside[t - 1],
+                                                                  breaks[t - 1])
+    if t == width - 1:
+        b = cuda.blockIdx.x
+        totals[0, b], totals[1, b], totals[2, b], totals[3, b] = parity[t], outside[t], inside[t], breaks[t]
+
+
+@cuda.jit
+def add_block_prefixes(state, prefixes, width):
+    """Chunk ``i``'s state after the chunks of the blocks before its own
+    (``prefixes``: the blocks' scanned totals; ``width``: chunks per block)."""
+    i = cuda.grid(1)
+    if i >= state.shape[1]:
+        return
+    b = i // width
+    state[0, i], state[1, i], state[2, i], state[3, i] = _combined(
+        prefixes[0, b], prefixes[1, b], prefixes[2, b], prefixes[3, b], state[0, i], state[1, i], state[2, i],
+        state[3, i])

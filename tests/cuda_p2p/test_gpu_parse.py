@@ -23,7 +23,7 @@ import arrow_bridge
 import cuda_p2p
 from arrow_bridge.numbers.parse_floats import parse_float64
 from csvgen import assert_tables_identical, csv_cases, error_signature, outcome
-from cuda_p2p import gpu_parse
+from cuda_p2p import gpu_parse, runtime
 from cuda_p2p.executor import GPU, GpuExecutor
 from cuda_p2p.kernels import fields
 
@@ -156,14 +156,39 @@ def test_long_floats_inside_gpu_spans() -> None:
     assert gpu.stats.spans_parsed_on_gpu >= 5 and gpu.to_arrow().schema.types == [pa.float64()] * 2
 
 
-def test_record_scan_with_quotes_across_chunks() -> None:
-    from cuda_p2p.kernels.records import scan_chunks
+def _scanned_on_host(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each chunk's exclusive prefix state and the whole's, one chunk after another."""
+    before = np.zeros_like(state)
+    parity = outside = inside = breaks = 0
+    for i in range(state.shape[1]):
+        before[:, i] = parity, outside, inside, breaks
+        q, o, n, b = state[:, i]
+        parity, outside, inside, breaks = parity ^ (q & 1), outside + (n if parity else o), \
+            inside + (o if parity else n), breaks + b
+    return before, np.array([[parity], [outside], [inside], [breaks]])
 
+
+@pytest.mark.parametrize("chunks", [1, 3, 32, 33, 1100])
+def test_record_scan_on_the_gpu_equals_a_scan_chunk_by_chunk(chunks: int) -> None:
+    """One block, several, and (1100 > 32 x 32 on the simulator) a third level."""
+    rng = np.random.default_rng(chunks)
+    state = np.stack([rng.integers(0, 4, chunks), rng.integers(0, 5, chunks), rng.integers(0, 5, chunks),
+                      rng.integers(0, 9, chunks)]).astype(np.int64)
+    lane = gpu_parse._Lane()
+    on_gpu = runtime.cuda().to_device(state, stream=lane.stream)
+    whole = lane.to_host(gpu_parse._scan_chunk_states(lane, on_gpu))
+    before, expected_whole = _scanned_on_host(state)
+    assert (lane.to_host(on_gpu) == before).all() and (whole[:, :1] == expected_whole).all()
+
+
+def test_record_scan_with_quotes_across_chunks() -> None:
     # chunk 0 opens a quote that chunk 1 closes; chunk 1's first LF is inside the quotes
-    starts_inside, first_record, total, open_quote = scan_chunks(
-        np.array([1, 1, 0]), np.array([1, 1, 2]), np.array([0, 1, 1]))
+    lane = gpu_parse._Lane()
+    state = runtime.cuda().to_device(np.array([[1, 1, 0], [1, 1, 2], [0, 1, 1], [1, 2, 2]]), stream=lane.stream)
+    whole = lane.to_host(gpu_parse._scan_chunk_states(lane, state))
+    starts_inside, first_record = lane.to_host(state)[:2]
     assert starts_inside.tolist() == [0, 1, 0] and first_record.tolist() == [0, 1, 2]
-    assert total == 4 and not open_quote
+    assert whole[:, 0].tolist() == [0, 4, 2, 5]  # no quote left open, 4 records, 5 line breaks
 
 
 def test_gpu_side_of_a_span_is_recorded() -> None:
