@@ -18,10 +18,13 @@ runs the kernel. ``ARROW_BRIDGE_STARTUP_LIBRARY=0`` turns the library off.
 
 Its functions hold the GIL (pycc has no ``nogil``), which is why the first
 kernel that needs Numba retires the library for the rest of the process:
-reads big enough to run spans in parallel use Numba's functions.
+reads big enough to run spans in parallel use Numba's functions. A process
+that only reads small files retires it too, after :data:`RETIRE_AFTER_CALLS`
+calls, when its per-call overhead has cost as much as loading Numba.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
@@ -52,8 +55,18 @@ _state: dict[str, Any] = {
     "retired": os.environ.get("ARROW_BRIDGE_STARTUP_LIBRARY", "1") == "0"
     or any(os.environ.get(name) for name in _NUMBA_DEBUG_SETTINGS),
     "table": None,
+    "calls": 0,
 }
+#: Calls the library serves before Numba takes over anyway. A call costs ~10 us
+#: more here than through Numba's dispatcher (working out the argument types in
+#: Python), and loading Numba ~0.5 s: past this many calls (a few hundred small
+#: reads) a process has paid for Numba in overhead, so it loads it (ski rental:
+#: never more than twice the better choice made in hindsight).
+RETIRE_AFTER_CALLS = 50_000
 _served: set = set()  # (kernel, argument types) the library ran: Numba loads them when it takes over
+
+
+_C_CONTIGUOUS, _F_CONTIGUOUS, _ALIGNED, _WRITEABLE = 0x1, 0x2, 0x100, 0x400  # NumPy's array flag bits
 
 
 class NoTypeKey(Exception):
@@ -68,11 +81,13 @@ def type_key(value: Any) -> Any:
     """
     kind = type(value)
     if kind is np.ndarray:
-        flags = value.flags
-        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        bits = value.flags.num  # one read for all the flags: this runs for every argument of every call
         dtype = value.dtype
-        return ("a", str(dtype.descr) if dtype.fields else dtype.str, value.ndim, layout, not flags.writeable,
-                flags.aligned)
+        return ("a", dtype.str if dtype.fields is None else str(dtype.descr), value.ndim,
+                "C" if bits & _C_CONTIGUOUS else "F" if bits & _F_CONTIGUOUS else "A", not bits & _WRITEABLE,
+                bool(bits & _ALIGNED))
+    if kind is tuple:
+        return ("t", *map(type_key, value))
     if kind is bool or kind is np.bool_:
         return "b"
     if kind is int:
@@ -83,8 +98,6 @@ def type_key(value: Any) -> Any:
         raise NoTypeKey
     if kind is float:
         return "f8"
-    if kind is tuple:
-        return ("t", *(type_key(item) for item in value))
     if isinstance(value, np.generic) and value.dtype.kind in "iuf":
         return ("s", value.dtype.str)
     raise NoTypeKey
@@ -102,9 +115,12 @@ def function_for(kernel, args: tuple) -> Callable | None:
         key = type_key(args)
     except NoTypeKey:
         return None
-    compiled = entries.get(repr(key))
+    compiled = entries.get(key)
     if compiled is not None:
         _served.add((kernel, key))
+        _state["calls"] += 1
+        if _state["calls"] > RETIRE_AFTER_CALLS:  # Numba takes over: the caller makes its dispatcher
+            return None
     return compiled
 
 
@@ -182,7 +198,7 @@ def _load() -> dict | None:
         spec = importlib.util.spec_from_file_location(f"arrow_bridge.{LIBRARY}.kernels", found[0])
         library = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(library)
-        return {kernel: {key: getattr(library, name) for key, name in entries.items()}
+        return {kernel: {ast.literal_eval(key): getattr(library, name) for key, name in entries.items()}
                 for kernel, entries in manifest["kernels"].items()}
     except Exception as error:  # noqa: BLE001 - a broken library must not break reads: Numba runs them
         warnings.warn(f"arrow_bridge: startup library {folder} not usable ({type(error).__name__}: {error}); "

@@ -49,6 +49,15 @@ def _small_files(folder: Path, count: int = 24) -> list[Path]:
     return paths
 
 
+def _printed_by_child(code: str, **env: str) -> list[str]:
+    """What a fresh Python process running ``code`` prints, word by word (after
+    ``import sys, arrow_bridge`` and ``from arrow_bridge import startup``)."""
+    done = subprocess.run([sys.executable, "-c", "import sys, arrow_bridge\nfrom arrow_bridge import startup\n" + code],
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **env})
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
 def _read_in_fresh_process(paths: list[Path], out: Path) -> dict:
     code = (
         "import json, sys, pyarrow as pa, arrow_bridge\n"
@@ -80,15 +89,13 @@ def test_the_first_kernel_numba_must_run_retires_the_library_and_loads_what_it_r
     small, big = tmp_path / "small.csv", tmp_path / "big.csv"
     small.write_text("a,b\n1,x\n")
     big.write_text("a,b\n" + "".join(f"{i},{i * 0.5}\n" for i in range(200_000)))
-    code = ("import sys, arrow_bridge\nfrom arrow_bridge import startup\n"
-            "from arrow_bridge.kernels.tokenizer import split_record, tokenize\n"
-            f"arrow_bridge.read_csv({str(small)!r}); print('numba' in sys.modules, startup.in_use())\n"
-            f"t = arrow_bridge.read_csv({str(big)!r}); print('numba' in sys.modules, startup.in_use(), t.num_rows)\n"
-            "print(len(split_record.signatures), len(tokenize.signatures))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    printed = _printed_by_child(
+        "from arrow_bridge.kernels.tokenizer import split_record, tokenize\n"
+        f"arrow_bridge.read_csv({str(small)!r}); print('numba' in sys.modules, startup.in_use())\n"
+        f"t = arrow_bridge.read_csv({str(big)!r}); print('numba' in sys.modules, startup.in_use(), t.num_rows)\n"
+        "print(len(split_record.signatures), len(tokenize.signatures))\n")
     # and Numba loaded what the library had run: the next read finds the process warm
-    assert done.stdout.split() == ["False", "True", "True", "False", "200000", "1", "1"]
+    assert printed == ["False", "True", "True", "False", "200000", "1", "1"]
 
 
 def test_a_library_built_from_other_sources_is_not_used(monkeypatch):
@@ -144,7 +151,15 @@ def test_a_broken_library_warns_and_numba_reads(tmp_path, monkeypatch):
 @pytest.mark.parametrize("setting", ["NUMBA_BOUNDSCHECK", "NUMBA_DISABLE_JIT", "ARROW_BRIDGE_STARTUP_LIBRARY"])
 def test_numba_debug_settings_turn_the_library_off(setting):
     value = "0" if setting == "ARROW_BRIDGE_STARTUP_LIBRARY" else "1"
-    done = subprocess.run([sys.executable, "-c", "from arrow_bridge import startup; print(startup.in_use())"],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, setting: value})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False"]
+    assert _printed_by_child("print(startup.in_use())", **{setting: value}) == ["False"]
+
+
+def test_a_process_of_many_small_reads_moves_to_numba_once_the_library_cost_as_much(tmp_path):
+    small = tmp_path / "small.csv"
+    small.write_text("a,b,c\n1,x,2.5\n")
+    printed = _printed_by_child(
+        "startup.RETIRE_AFTER_CALLS = 100  # a read here makes 34 calls\n"
+        f"first = arrow_bridge.read_csv({str(small)!r}); print(startup.in_use(), 'numba' in sys.modules)\n"
+        f"for _ in range(5): later = arrow_bridge.read_csv({str(small)!r})\n"
+        "print(startup.in_use(), 'numba' in sys.modules, later.equals(first))\n")
+    assert printed == ["True", "False", "False", "True", "True"]
