@@ -345,6 +345,7 @@ def calibrate(sources: Source | list[Source], block_sizes: tuple[int, ...] = (1 
     (['bytes[0]', 'bytes[1]'], ('bools', 'temporals', 'string_bytes', 'nulls'))
     >>> ssd = ComputationalSSD("modern-gen4", host_costs=costs)
     """
+    from arrow_bridge import startup
     from arrow_bridge.executors import TaskRecorder
     from device_emulator.calibrate import calibrate as fit
 
@@ -361,6 +362,7 @@ def calibrate(sources: Source | list[Source], block_sizes: tuple[int, ...] = (1 
         read_csv(source, device=recorder, block_size=block_size, **options)
         return recorder.tasks
 
+    startup.retire()  # prices are Numba's kernels': the startup library serves only a process's first calls
     for _, source in named:  # warm-up: kernels loaded, workspaces faulted in
         tasks(source, min(block_sizes))
     samples, labels, first_spans = [], [], []
