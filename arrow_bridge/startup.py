@@ -12,9 +12,9 @@ this file, with a manifest. That module needs NumPy only.
 :class:`arrow_bridge.jit.Kernel` asks :func:`function_for` first: it answers
 while nothing has needed Numba yet in this process, the manifest matches the
 sources it was built from (a fingerprint of :data:`KERNEL_SOURCES` and the
-compiler's versions), and the
-library has the call's exact argument types; otherwise ``None``, and Numba
-runs the kernel. ``ARROW_BRIDGE_STARTUP_LIBRARY=0`` turns the library off.
+compiler's versions), and the library has the call's exact argument types;
+otherwise ``None``, and Numba runs the kernel. ``ARROW_BRIDGE_STARTUP_LIBRARY=0``
+turns the library off, as do Numba's debug settings (``NUMBA_DISABLE_JIT``...).
 
 Its functions hold the GIL (pycc has no ``nogil``), which is why the first
 kernel that needs Numba retires the library for the rest of the process:
