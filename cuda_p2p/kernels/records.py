@@ -134,3 +134,26 @@ def add_block_prefixes(state, prefixes, width):
     state[0, i], state[1, i], state[2, i], state[3, i] = _combined(
         prefixes[0, b], prefixes[1, b], prefixes[2, b], prefixes[3, b], state[0, i], state[1, i], state[2, i],
         state[3, i])
+
+
+def scan_states_on_host(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`scan_block_states` for all chunks at once, with NumPy: each chunk's
+    exclusive prefix state, and the whole span's (4 x 1). For the simulator,
+    whose Python threads make the GPU scan's launches cost more than the parse.
+
+    Chunks ``'a,"x'`` and ``'\\ny"\\n'``: the first LF is inside the quotes.
+
+    >>> before, whole = scan_states_on_host(np.array([[1, 1], [0, 1], [0, 1], [0, 2]]))
+    >>> before[:2].tolist(), whole[:, 0].tolist()
+    ([[0, 1], [0, 0]], [0, 1, 1, 2])
+    """
+    inside = np.zeros(state.shape[1], dtype=np.int64)
+    np.cumsum(state[0] & 1, out=inside)
+    inside &= 1  # parity after each chunk
+    starts_inside = np.concatenate(([0], inside[:-1]))
+    ends_from_outside = np.where(starts_inside == 1, state[2], state[1])
+    ends_from_inside = np.where(starts_inside == 1, state[1], state[2])
+    rows = (ends_from_outside, ends_from_inside, state[3])
+    before = np.stack([starts_inside] + [np.concatenate(([0], np.cumsum(row)[:-1])) for row in rows])
+    whole = np.array([[inside[-1] if inside.size else 0]] + [[int(row.sum())] for row in rows], dtype=np.int64)
+    return before.astype(np.int64), whole

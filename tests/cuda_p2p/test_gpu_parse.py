@@ -181,6 +181,17 @@ def test_record_scan_on_the_gpu_equals_a_scan_chunk_by_chunk(chunks: int) -> Non
     assert (lane.to_host(on_gpu) == before).all() and (whole[:, :1] == expected_whole).all()
 
 
+@pytest.mark.parametrize("chunks", [1, 2, 500])
+def test_the_simulators_record_scan_on_the_host_equals_a_scan_chunk_by_chunk(chunks: int) -> None:
+    from cuda_p2p.kernels.records import scan_states_on_host
+
+    rng = np.random.default_rng(chunks)
+    state = rng.integers(0, 5, (4, chunks)).astype(np.int64)
+    before, whole = scan_states_on_host(state)
+    expected_before, expected_whole = _scanned_on_host(state)
+    assert (before == expected_before).all() and (whole == expected_whole).all()
+
+
 def test_record_scan_with_quotes_across_chunks() -> None:
     # chunk 0 opens a quote that chunk 1 closes; chunk 1's first LF is inside the quotes
     lane = gpu_parse._Lane()
