@@ -32,6 +32,8 @@ import sys
 import threading
 from typing import Any, Callable
 
+from arrow_bridge import startup
+
 _LOCK = threading.RLock()
 _PLACEHOLDERS: list["_IntrinsicPlaceholder"] = []
 _numba_loaded = False
@@ -170,8 +172,6 @@ class Kernel:
             import numba
             from numba.core.compiler_lock import global_compiler_lock
 
-            from arrow_bridge import startup
-
             with global_compiler_lock, _LOCK:
                 if self._dispatcher is None:
                     self._dispatcher = numba.njit(**self.options)(self.py_func)
@@ -181,7 +181,7 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         dispatcher = self._dispatcher
         if dispatcher is None:
-            compiled = None if kwargs else _startup_function(self, args)
+            compiled = None if kwargs else startup.function_for(self, args)
             if compiled is not None:
                 return compiled(*args)
             dispatcher = self.dispatcher
@@ -199,12 +199,6 @@ class Kernel:
 
     def __repr__(self) -> str:
         return f"<kernel {self.__module__}.{self.__qualname__}>"
-
-
-def _startup_function(kernel: Kernel, args: tuple):
-    from arrow_bridge import startup
-
-    return startup.function_for(kernel, args)
 
 
 def _kernel_named(module: str, qualname: str) -> Kernel:

@@ -190,9 +190,9 @@ def _table() -> dict | None:
 def _load() -> dict | None:
     """``{kernel id: {argument types: function}}`` from the built library, if it matches the sources."""
     folder = LIBRARY_FOLDER
-    if not built_from_these_sources(folder):
+    manifest = _current_manifest(folder)
+    if manifest is None:
         return None
-    manifest = json.loads((folder / "manifest.json").read_text())
     found = sorted(folder.glob("kernels.*.so"))
     try:
         spec = importlib.util.spec_from_file_location(f"arrow_bridge.{LIBRARY}.kernels", found[0])
@@ -237,8 +237,14 @@ def built_from_these_sources(folder: Path) -> bool:
     >>> built_from_these_sources(Path("/nonexistent"))
     False
     """
+    return _current_manifest(folder) is not None
+
+
+def _current_manifest(folder: Path) -> dict | None:
+    """``folder``'s manifest, if its library was built from the sources and compiler at hand."""
     try:
         manifest = json.loads((folder / "manifest.json").read_text())
     except (OSError, ValueError):
-        return False
-    return manifest.get("fingerprint") == fingerprint() and any(folder.glob("kernels.*.so"))
+        return None
+    current = manifest.get("fingerprint") == fingerprint() and any(folder.glob("kernels.*.so"))
+    return manifest if current else None
