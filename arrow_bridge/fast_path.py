@@ -299,10 +299,18 @@ def data_stride(span_bytes: int) -> int:
 _workspace = threading.local()
 
 
+#: The largest string workspace a thread keeps between spans. Parse threads
+#: outlive a read (:mod:`arrow_bridge.workers`); a larger one (huge
+#: ``block_size``, many string columns) is made for its span and dropped.
+WORKSPACE_KEEP_BYTES = 64 << 20
+
+
 def _string_workspace(size: int) -> np.ndarray:
     """This thread's buffer for string values, grown as needed; the kernel
     writes each string column in its own stretch, copied out after the call."""
     size = max(size, 1)
+    if size > WORKSPACE_KEEP_BYTES:
+        return np.empty(size, dtype=np.uint8)
     if getattr(_workspace, "data", np.empty(0)).shape[0] < size:
         _workspace.data = np.empty(size, dtype=np.uint8)
     return _workspace.data[:size]

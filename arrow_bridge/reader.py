@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import closing, contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union
 
@@ -49,6 +49,7 @@ from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 from arrow_bridge.type_settling import TypeState, settle_types
+from arrow_bridge.workers import parse_pool
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.report import Report, record
 
@@ -59,6 +60,10 @@ if TYPE_CHECKING:
 STAGED_SPAN_BYTES = 8 << 20
 #: Spans each thread gets at least, before spans grow past ``block_size``'s default.
 SPANS_PER_THREAD = 8
+#: The smallest span a small file is shared out in: below it a second thread costs more than it saves.
+SMALL_SPAN_BYTES = 256 << 10
+#: Added to an even share so that the cut after a share's last whole record leaves no sliver of a span.
+SPAN_SLACK_BYTES = 4 << 10
 
 
 class CsvReader:
@@ -253,8 +258,10 @@ class CsvReader:
         # A file of one span after the first has nothing to parse in parallel: no pool to start.
         one_span = whole and source.size is not None and source.size - pre.data_offset <= span_bytes
         threads = 1 if one_span else opts.threads
-        pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        shared_pool = parse_pool(threads) if threads > 1 else None
+        pool = shared_pool or (ThreadPoolExecutor(threads) if threads > 1 else None)
         pending: deque[tuple[Span, Future]] = deque()
+        abandoned: list[Future] = []  # parses of spans a recut took over: waited for at the end
         unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows
         # A whole read's span stages run on the worker threads, in parallel, right after the parse; a
         # stream's (its types may be fixed after the parse) and a cut at nrows (rows counted before the
@@ -306,7 +313,11 @@ class CsvReader:
             checked = self._release(result)
             if result.status == NEEDS_MORE and not self._enough(rows):
                 def following() -> Span:
-                    after = pending.popleft()[0] if pending else cut()
+                    if not pending:
+                        after = cut()
+                    else:
+                        after, future = pending.popleft()
+                        abandoned.append(future)
                     budget.release(after)
                     return after
 
@@ -342,19 +353,32 @@ class CsvReader:
                             refill(interrupted)
         finally:
             with interrupts_at_checks():
-                for _, future in pending:
+                running = [future for _, future in pending] + abandoned
+                for future in running:
                     future.cancel()
-                if pool is not None:  # what runs still finishes (a kernel cannot stop)
+                # What runs still finishes (a kernel cannot stop); the shared pool's threads stay.
+                if pool is shared_pool:
+                    wait(running)
+                elif pool is not None:
                     pool.shutdown(wait=True, cancel_futures=True)
 
     def _span_bytes(self, whole: bool, pre: Preamble) -> int:
-        """``block_size``; unset, on a whole host read with span stages, up to
-        :data:`STAGED_SPAN_BYTES` while each thread still gets
-        :data:`SPANS_PER_THREAD` spans: the stages cost about 0.5 ms per span
-        whatever its rows (their pyarrow calls), a third of a 2 MiB span's parse."""
+        """``block_size``; unset, on a whole host read:
+
+        * of a file smaller than a span per thread, the rest shared evenly among
+          the threads (down to :data:`SMALL_SPAN_BYTES`): a 1 MB lineitem read
+          then parses on both threads, not one;
+        * with span stages, up to :data:`STAGED_SPAN_BYTES` while each thread
+          still gets :data:`SPANS_PER_THREAD` spans: the stages cost about 0.5 ms
+          per span whatever its rows (their pyarrow calls), a third of a 2 MiB
+          span's parse."""
         opts, size = self.opts, self.source.size
-        if opts.block_size is not None or not (whole and self.plan.stages_spans and opts.nrows is None) \
-                or size is None or self.memory_limit is not None:
+        if opts.block_size is not None or not whole or size is None or self.memory_limit is not None:
+            return opts.span_bytes
+        rest = size - pre.data_offset - len(pre.prefix)  # the prefix is a span of its own
+        if rest < opts.threads * opts.span_bytes:
+            return max(SMALL_SPAN_BYTES, -(-rest // opts.threads) + SPAN_SLACK_BYTES)
+        if not (self.plan.stages_spans and opts.nrows is None):
             return opts.span_bytes
         even = (size - pre.data_offset) // (opts.threads * SPANS_PER_THREAD)
         return max(opts.span_bytes, min(STAGED_SPAN_BYTES, even))

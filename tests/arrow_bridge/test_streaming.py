@@ -9,6 +9,7 @@ import gc
 import io
 import os
 import threading
+import time
 
 import pandas as pd
 import pyarrow as pa
@@ -20,6 +21,7 @@ import pytest
 import arrow_bridge
 from arrow_bridge.api import open_csv
 from arrow_bridge.executors import HostExecutor
+from arrow_bridge.workers import THREAD_NAME_PREFIX
 from csvgen import NonSeekableStream
 
 HEADER = b"id,name,price,day,ok,note\n"
@@ -129,40 +131,57 @@ def test_device_streaming_is_refused_with_the_reason():
 
 
 def _threads() -> set[str]:
-    return {t.name for t in threading.enumerate()}
+    """Threads but the shared parse threads, which stay between reads (arrow_bridge.workers)."""
+    return {t.name for t in threading.enumerate() if not t.name.startswith(THREAD_NAME_PREFIX)}
 
 
 def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def test_closing_early_stops_the_threads_and_closes_the_source(write_file):
+def _counting_parses(monkeypatch) -> list:
+    parsed = []
+    parse = HostExecutor.parse
+    monkeypatch.setattr(HostExecutor, "parse", lambda self, span, plan: parsed.append(span) or parse(self, span, plan))
+    return parsed
+
+
+def _stays(parsed: list) -> bool:
+    """No span parses after a close: the queued ones were cancelled, the running ones waited for."""
+    count = len(parsed)
+    time.sleep(0.2)
+    return len(parsed) == count
+
+
+def test_closing_early_stops_the_work_and_closes_the_source(write_file, monkeypatch):
     path = write_file("d.csv", DATA * 1 + rows(20000, 3000))
+    parsed = _counting_parses(monkeypatch)
     before_threads, before_fds = _threads(), _open_fds()
     reader = open_csv(path, block_size=4096, n_threads=3)
     reader.read_next_batch()
-    assert _threads() - before_threads  # parsing ahead
+    deadline = time.monotonic() + 5
+    while len(parsed) < 3 and time.monotonic() < deadline:  # the next spans parse ahead of the caller
+        time.sleep(0.01)
+    assert len(parsed) >= 3
     reader.close()
-    assert not _threads() - before_threads and _open_fds() <= before_fds
+    assert _stays(parsed) and not _threads() - before_threads and _open_fds() <= before_fds
     with pytest.raises(pa.ArrowInvalid, match="closed"):
         reader.read_next_batch()
     with open_csv(path, block_size=4096, n_threads=3) as reader:
         reader.read_next_batch()
-    assert not _threads() - before_threads and _open_fds() <= before_fds
+    assert _stays(parsed) and not _threads() - before_threads and _open_fds() <= before_fds
     reader = open_csv(path, block_size=4096, n_threads=3)
     reader.read_next_batch()
     del reader  # dropped half-read
     gc.collect()
-    assert not _threads() - before_threads and _open_fds() <= before_fds
+    assert _stays(parsed) and not _threads() - before_threads and _open_fds() <= before_fds
     with arrow_bridge.read_pandas(path, chunksize=10, block_size=4096, n_threads=3) as chunks:
         next(chunks)
-    assert not _threads() - before_threads and _open_fds() <= before_fds
+    assert _stays(parsed) and not _threads() - before_threads and _open_fds() <= before_fds
 
 
 def test_spans_in_flight_are_bounded(monkeypatch):
-    parsed = []
-    parse = HostExecutor.parse
-    monkeypatch.setattr(HostExecutor, "parse", lambda self, span, plan: parsed.append(span) or parse(self, span, plan))
+    parsed = _counting_parses(monkeypatch)
     reader = open_csv(DATA * 1 + rows(20000, 3000), block_size=1000, n_threads=2)
     reader.read_next_batch()
     assert len(parsed) <= 1 + 3  # the first span, then n_threads + 1 ahead

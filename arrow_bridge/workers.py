@@ -1,0 +1,59 @@
+"""The process's parse threads: one pool per thread count, kept between reads.
+
+A read used to start its own threads and join them at the end. Starting them,
+and growing each new thread's string workspace (:mod:`arrow_bridge.fast_path`)
+again, is a fixed cost every read pays; pyarrow keeps one CPU pool for the
+process. Reads with the same ``n_threads`` now share a pool, so concurrent reads
+share its threads rather than oversubscribe the cores.
+
+A read started on one of these threads (a user callback that reads a file)
+gets None and starts a private pool: waiting on its own pool could deadlock.
+A forked child has none of the parent's threads, so it forgets the pools.
+
+>>> pool = parse_pool(2)
+>>> pool is parse_pool(2), pool.submit(on_parse_thread).result()
+(True, True)
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
+
+THREAD_NAME_PREFIX = "ndp-parse"
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+_lock = threading.Lock()
+_this_thread = threading.local()
+
+
+def parse_pool(threads: int) -> Optional[ThreadPoolExecutor]:
+    """The shared pool of ``threads`` parse threads (started on first use), or
+    None when called from a parse thread."""
+    if on_parse_thread():
+        return None
+    with _lock:
+        pool = _pools.get(threads)
+        if pool is None:
+            pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix=THREAD_NAME_PREFIX,
+                                                        initializer=_mark_parse_thread)
+        return pool
+
+
+def on_parse_thread() -> bool:
+    """Whether the calling thread is one of the shared pools' threads."""
+    return getattr(_this_thread, "parses", False)
+
+
+def _mark_parse_thread() -> None:
+    _this_thread.parses = True
+
+
+def _forget_pools() -> None:
+    global _lock
+    _lock = threading.Lock()  # the parent may have held it at the fork
+    _pools.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
