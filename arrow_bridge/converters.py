@@ -6,6 +6,8 @@ output, no copy) or the row at which a value did not convert.
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple
 
@@ -126,9 +128,16 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
     >>> conversion_spec(pa.int16(), ValueRules.from_options(CsvOptions())).params
     (16, 0, 0)
     """
+    # Cached: every read plans a spec per inference rung and per column (0.1 ms a read).
+    return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8)
+
+
+@functools.lru_cache(maxsize=1024)
+def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool
+                     ) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
-                              check_utf8=rules.check_utf8 and type_ in (pa.string(), pa.large_string()))
+                              check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))
     if pa.types.is_null(type_):
         kind, params = columns.NULL, (0, 0, 0)
     elif pa.types.is_signed_integer(type_):
@@ -136,7 +145,7 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
     elif pa.types.is_unsigned_integer(type_):
         kind, params = columns.UNSIGNED, (type_.bit_width, 0, 0)
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
-        kind, params = columns.FLOAT, (int(rules.decimal_point), 0, 0)
+        kind, params = columns.FLOAT, (decimal_point, 0, 0)
     elif pa.types.is_boolean(type_):
         kind, params = columns.BOOL, (0, 0, 0)
     elif pa.types.is_date32(type_):
@@ -145,7 +154,7 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
         digits, per_second = _TIME_UNITS[type_.unit]
         zoned = int(getattr(type_, "tz", None) is not None)
         kind = columns.TIME if pa.types.is_time(type_) else columns.TIMESTAMP
-        if kind == columns.TIMESTAMP and not rules.iso_timestamps:
+        if kind == columns.TIMESTAMP and not iso_timestamps:
             digits = _NO_TIMESTAMP  # every value has at least 0 fraction digits: the kernels reject it
         params = (digits, zoned, per_second)
     else:

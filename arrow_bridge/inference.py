@@ -7,9 +7,11 @@ all spans accept. That equals inferring over the whole file at once.
 """
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.converters import Converter, Result, TokenizedSpan, ValueRules, converter_for
+from arrow_bridge.converters import Converter, Result, TokenizedSpan, ValueRules, conversion_spec, converter_for
+from arrow_bridge.kernels import columns
 
 INFERENCE_LADDER: tuple[pa.DataType, ...] = (
     pa.null(),
@@ -47,14 +49,27 @@ def _is_temporal(type_: pa.DataType) -> bool:
     return pa.types.is_date(type_) or pa.types.is_time(type_) or pa.types.is_timestamp(type_)
 
 
+#: Rows a column's rungs are first tried on (:func:`columns.first_fitting_rung`).
+SAMPLE_ROWS = 16
+
+
 class InferringConverter:
     """Converts a column at the first kind (from a starting rung) that fits."""
 
     def __init__(self, rules: ValueRules):
-        self._converters: list[Converter] = [converter_for(t, rules) for t in inference_ladder(rules)]
+        ladder = inference_ladder(rules)
+        self._rules = rules
+        self._converters: list[Converter] = [converter_for(t, rules) for t in ladder]
+        specs = [conversion_spec(t, rules) for t in ladder]
+        self._kinds = np.array([spec.kind for spec in specs], dtype=np.int64)
+        self._params = np.array([spec.params for spec in specs], dtype=np.int64)
 
     def convert_from(self, span: TokenizedSpan, col: int, rung: int) -> tuple[int, pa.Array]:
-        """``(rung, array)``: the first rung >= ``rung`` whose converter accepts the column."""
+        """``(rung, array)``: the first rung >= ``rung`` whose converter accepts the column.
+        Rungs that reject a value of the first rows are skipped without converting the column."""
+        rules = self._rules
+        rung = columns.first_fitting_rung(span.kernel_span, col, rules.nulls, rules.quoted_nulls, self._kinds,
+                                          self._params, rules.trues, rules.falses, rung, SAMPLE_ROWS)
         for k in range(rung, len(INFERENCE_LADDER)):
             array, _ = self._converters[k](span, col)
             if array is not None:

@@ -20,6 +20,7 @@ from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
     FLOATS_CONVERTED,
     INTS_CONVERTED,
+    N_COUNTERS,
     NULLS,
     OK,
     QUOTED,
@@ -130,6 +131,37 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     counters[_COUNTER_OF_KIND[kind]] += nrows - null_count
     counters[NULLS] += null_count
     return OK, -1, null_count
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def first_fitting_rung(span, col, nulls, quoted_nulls, kinds, params, trues, falses, start, sample_rows):
+    """The first rung ``>= start`` of a ladder whose kind converts the column's
+    first ``sample_rows`` rows (:func:`convert_fixed` itself judges each), or
+    the first string rung (``kinds[k] < 0``) when none does.
+
+    A rung that rejects a value of the sample rejects the column, so type
+    inference may start here: one call instead of one per rung tried.
+    """
+    buf, row_starts, ends, flags, nrows, capacity, dialect, scratch = span
+    n = min(nrows, sample_rows)
+    sample = (buf, row_starts, ends, flags, n, capacity, dialect, scratch)
+    ints, floats = np.empty(n, np.int64), np.empty(n, np.float64)
+    bits, validity = np.zeros((n + 7) // 8, np.uint8), np.zeros((n + 7) // 8, np.uint8)
+    counters = np.zeros(N_COUNTERS, np.int64)  # the sample is converted again: not counted
+    for k in range(start, len(kinds)):
+        kind = kinds[k]
+        if kind < 0:
+            return k
+        rung_params = (params[k, 0], params[k, 1], params[k, 2])
+        if kind == FLOAT:
+            status, _, _ = convert_fixed(sample, col, nulls, quoted_nulls, kind, rung_params, trues, falses,
+                                         floats, bits, validity, counters)
+        else:
+            status, _, _ = convert_fixed(sample, col, nulls, quoted_nulls, kind, rung_params, trues, falses,
+                                         ints, bits, validity, counters)
+        if status == OK:
+            return k
+    return len(kinds)
 
 
 @njit(nogil=True, cache=True)
