@@ -19,8 +19,9 @@ def test_sizes_row_times_ndp_and_pyarrow_on_each_slice(tmp_path):
     args = argparse.Namespace(threads=1, repeat=1, reads_per_process=1)
     readers = [READERS_BY_NAME["ndp"], READERS_BY_NAME["pyarrow"]]
     result = bench_sizes(readers, src, [0.1, 0.5], args, tmp_path)
-    assert [row["mb"] for row in result["rows"]] == [0.1, 0.5]
+    assert [row["mb"] for row in result["rows"]] == [0.1, 0.5] and result["reads_per_process"] == 3
     for row in result["rows"]:
         assert set(row["best_s"]) == {"ndp", "pyarrow"} and all(t > 0 for t in row["best_s"].values())
         assert row["ndp_vs_pyarrow"] == row["best_s"]["pyarrow"] / row["best_s"]["ndp"]
+        assert all(row["first_read_best_s"][name] >= row["best_s"][name] for name in ("ndp", "pyarrow"))
         assert row["summary"]["ndp"]["rows"] == row["summary"]["pyarrow"]["rows"] > 0
