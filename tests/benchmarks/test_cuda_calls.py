@@ -14,7 +14,7 @@ REPO = Path(__file__).parents[2]
 
 @needs_tpchgen
 def test_calls_of_each_path_are_counted_and_batches_hide_the_chunks(tmp_path):
-    subprocess.run([sys.executable, "-m", "benchmarks.cuda_calls", "--rows", "3000", "--gpu-rows", "1500",
+    subprocess.run([sys.executable, "-m", "benchmarks.cuda_calls", "--rows", "6000", "--gpu-rows", "1500",
                     "--data-dir", str(tmp_path / "data"), "--out", str(tmp_path)], cwd=REPO, check=True,
                    capture_output=True)
     paths = json.loads((tmp_path / "cuda-calls.json").read_text())["paths"]
