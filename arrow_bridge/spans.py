@@ -206,9 +206,18 @@ class SpanCutter:
 
     def _next_unread(self) -> Span | None:
         """The next span, cut from the last bytes of its block and not read;
-        None (nothing consumed) when the file ends in this block or no line
-        break lies in those bytes: the span is then read as usual."""
+        the rest of the file, unread, when it ends in this block; None
+        (nothing consumed) when no line break lies in those bytes or the
+        file's size is not known: the span is then read as usual."""
         end = self._read_to + self._block_size
+        size = self._source.size
+        if size is not None and self._offset < size < end:  # (at == end a read span is cut as any other)
+            # The last span: the thread parsing it reads it too, rather than the driver before handing it
+            # out (a 1 MB read on 2 threads: 0.3 ms on the driver, half the file).
+            self._carry, self._read_to, self._eof = NO_BYTES, size, True
+            block = self._block(size - self._offset) if self._pooled_unread else None
+            return self._advance(Span.unread(self._source, self._offset, size - self._offset, True, self._count,
+                                             block))
         window = min(_CUT_WINDOW, end - self._offset)
         tail = self._source.read_range(end - window, window)
         if len(tail) < window:

@@ -63,6 +63,8 @@ def test_only_the_last_bytes_of_an_unread_span_are_read(write_file):
         assert all(length <= 64 << 10 for length in reads)  # one cut window per unread span
         assert not spans[0].is_read
         assert bytes(spans[0].buf) == read[0][3]  # read when asked for
+        assert spans[-1].at_eof and not spans[-1].is_read  # the file's end too: its parser reads it
+        assert bytes(spans[-1].buf) == read[-1][3]
 
 
 def test_a_cut_inside_quotes_joins_an_unread_tail_unread(write_file):
