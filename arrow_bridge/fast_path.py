@@ -28,6 +28,7 @@ from arrow_bridge.dialect import Dialect
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.span_layout import FUSED_REGIONS, fused_column_words
+from arrow_bridge.workers import WORKSPACE_KEEP_BYTES
 from arrow_bridge.kernels.status import OK, READER_COUNTERS
 from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse, no_bounds
 from arrow_bridge.kernels.tokenizer import NO_CHAR
@@ -297,12 +298,6 @@ def data_stride(span_bytes: int) -> int:
 
 
 _workspace = threading.local()
-
-
-#: The largest string workspace a thread keeps between spans. Parse threads
-#: outlive a read (:mod:`arrow_bridge.workers`); a larger one (huge
-#: ``block_size``, many string columns) is made for its span and dropped.
-WORKSPACE_KEEP_BYTES = 64 << 20
 
 
 def _string_workspace(size: int) -> np.ndarray:

@@ -49,7 +49,7 @@ from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 from arrow_bridge.type_settling import TypeState, settle_types
-from arrow_bridge.workers import parse_pool
+from arrow_bridge.workers import parse_pool, private_pool
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.report import Report, record
 
@@ -259,7 +259,7 @@ class CsvReader:
         one_span = whole and source.size is not None and source.size - pre.data_offset <= span_bytes
         threads = 1 if one_span else opts.threads
         shared_pool = parse_pool(threads) if threads > 1 else None
-        pool = shared_pool or (ThreadPoolExecutor(threads) if threads > 1 else None)
+        pool = shared_pool or (private_pool(threads) if threads > 1 else None)
         pending: deque[tuple[Span, Future]] = deque()
         abandoned: list[Future] = []  # parses of spans a recut took over: waited for at the end
         unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows

@@ -213,7 +213,8 @@ class SpanCutter:
         size = self._source.size
         if size is not None and self._offset < size < end:  # (at == end a read span is cut as any other)
             # The last span: the thread parsing it reads it too, rather than the driver before handing it
-            # out (a 1 MB read on 2 threads: 0.3 ms on the driver, half the file).
+            # out (a 1 MB read on 2 threads: 0.3 ms on the driver, half the file). It ends at the size
+            # the file had when opened: a read covers the file as it was then, not what a writer adds.
             self._carry, self._read_to, self._eof = NO_BYTES, size, True
             block = self._block(size - self._offset) if self._pooled_unread else None
             return self._advance(Span.unread(self._source, self._offset, size - self._offset, True, self._count,

@@ -6,8 +6,9 @@ again, is a fixed cost every read pays; pyarrow keeps one CPU pool for the
 process. Reads with the same ``n_threads`` now share a pool, so concurrent reads
 share its threads rather than oversubscribe the cores.
 
-A read started on one of these threads (a user callback that reads a file)
-gets None and starts a private pool: waiting on its own pool could deadlock.
+A read started on a parse thread (a user callback that reads a file) gets
+None and starts a :func:`private_pool`, whose threads count as parse threads
+too: waiting on a pool whose threads wait on it could deadlock, at any depth.
 A forked child has none of the parent's threads, so it forgets the pools.
 
 >>> pool = parse_pool(2)
@@ -22,6 +23,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 THREAD_NAME_PREFIX = "ndp-parse"
+#: The most a parse thread keeps between spans in each of its workspaces (the
+#: tokenizer's arrays, the fused path's string stretches): the threads outlive a
+#: read, so a larger one (huge ``block_size``, long records) is made for its span
+#: and dropped.
+WORKSPACE_KEEP_BYTES = 64 << 20
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 _lock = threading.Lock()
@@ -41,8 +47,13 @@ def parse_pool(threads: int) -> Optional[ThreadPoolExecutor]:
         return pool
 
 
+def private_pool(threads: int) -> ThreadPoolExecutor:
+    """A pool of ``threads`` parse threads for one read only (the caller shuts it down)."""
+    return ThreadPoolExecutor(threads, initializer=_mark_parse_thread)
+
+
 def on_parse_thread() -> bool:
-    """Whether the calling thread is one of the shared pools' threads."""
+    """Whether the calling thread is a parse thread (of a shared or a private pool)."""
     return getattr(_this_thread, "parses", False)
 
 

@@ -26,6 +26,7 @@ from arrow_bridge.kernels.status import BAD_ROWS, BAD_ROWS_KEPT, NEEDS_MORE, OK
 from arrow_bridge.kernels.tokenizer import count_line_breaks, tokenize
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
+from arrow_bridge.workers import WORKSPACE_KEEP_BYTES
 
 
 class HostExecutor:
@@ -179,9 +180,14 @@ def _workspace(capacity: int, ncols: int, span_bytes: int) -> tuple[np.ndarray, 
     reusing them avoids mapping and faulting in fresh pages for every span.
     Returns ``(row_starts, ends, flags, scratch)``; ``ends``/``flags`` hold
     ``capacity * ncols`` slots and ``scratch`` can unescape any one field.
+    Above :data:`~arrow_bridge.workers.WORKSPACE_KEEP_BYTES` they are made for
+    the span and not kept (parse threads outlive a read).
     """
-    ws = _thread_workspace
     fields = capacity * ncols
+    if 4 * capacity + 5 * fields + span_bytes > WORKSPACE_KEEP_BYTES:  # for this span only
+        return (np.empty(capacity, dtype=np.int32), np.empty(fields, dtype=np.int32),
+                np.empty(fields, dtype=np.uint8), np.empty(max(span_bytes, 1), dtype=np.uint8))
+    ws = _thread_workspace
     if getattr(ws, "fields", -1) < fields or ws.rows < capacity:
         ws.rows, ws.fields = capacity, fields
         ws.row_starts = np.empty(capacity, dtype=np.int32)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import threading
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -29,6 +30,50 @@ def test_reads_started_on_every_parse_thread_finish(write_file):
     busy = [parse_pool(2).submit(arrow_bridge.read_csv, path, n_threads=2, block_size=64 << 10)
             for _ in range(2)]
     assert all(future.result(timeout=120).equals(expected) for future in busy)
+
+
+def test_reads_nested_two_deep_in_parse_threads_finish(write_file, monkeypatch):
+    """A parse that reads another file, on a private pool's thread too: that read
+    gets a private pool of its own, not the shared one its callers wait on."""
+    path = write_file("nested2.csv", _rows(20_000))
+    parse, lock, nested = HostExecutor.parse, threading.Lock(), []
+
+    def parse_and_read(self, span, plan):
+        with lock:
+            go = on_parse_thread() and len(nested) < 6
+            nested.append(go)
+        if go:
+            nested_table = arrow_bridge.read_csv(path, n_threads=2, block_size=64 << 10)
+            assert nested_table.num_rows == 20_000
+        return parse(self, span, plan)
+
+    monkeypatch.setattr(HostExecutor, "parse", parse_and_read)
+    busy = [parse_pool(2).submit(arrow_bridge.read_csv, path, n_threads=2, block_size=64 << 10)
+            for _ in range(2)]
+    assert all(future.result(timeout=120).num_rows == 20_000 for future in busy)
+    assert sum(nested) == 6
+
+
+def test_parse_threads_keep_no_workspace_past_the_cap(write_file, monkeypatch):
+    from arrow_bridge import fast_path
+    from arrow_bridge.executors import host
+
+    monkeypatch.setattr(host, "WORKSPACE_KEEP_BYTES", 1 << 20)
+    monkeypatch.setattr(fast_path, "WORKSPACE_KEEP_BYTES", 1 << 20)
+    path = write_file("big-spans.csv", _rows(200_000))
+    expected = pacsv.read_csv(path)
+    kept = []
+
+    def kept_bytes() -> int:
+        held = [getattr(host._thread_workspace, name, None) for name in ("row_starts", "ends", "flags", "scratch")]
+        held.append(getattr(fast_path._workspace, "data", None))
+        return sum(a.nbytes for a in held if a is not None)
+
+    for escapechar in (None, "\\"):  # the fused path, and the general path
+        table = arrow_bridge.read_csv(path, n_threads=2, block_size=4 << 20, escapechar=escapechar)
+        assert table.equals(expected)
+        kept += [parse_pool(2).submit(kept_bytes).result() for _ in range(4)]
+    assert max(kept) <= 2 << 20, kept
 
 
 def _read_in_forked_child(path: str, queue) -> None:
@@ -66,7 +111,5 @@ def test_a_small_file_is_shared_out_among_the_threads(write_file, monkeypatch):
 
 
 def test_parse_threads_are_named_for_the_reader(write_file):
-    import threading
-
     arrow_bridge.read_csv(write_file("named.csv", _rows(60_000)), n_threads=2)
     assert any(t.name.startswith(THREAD_NAME_PREFIX) for t in threading.enumerate())
