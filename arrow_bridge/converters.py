@@ -7,7 +7,6 @@ output, no copy) or the row at which a value did not convert.
 from __future__ import annotations
 
 import functools
-
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple
 

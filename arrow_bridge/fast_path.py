@@ -28,10 +28,10 @@ from arrow_bridge.dialect import Dialect
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.span_layout import FUSED_REGIONS, fused_column_words
-from arrow_bridge.workers import WORKSPACE_KEEP_BYTES
 from arrow_bridge.kernels.status import OK, READER_COUNTERS
 from arrow_bridge.kernels.fused import SKIP, STRING, fused_parse, no_bounds
 from arrow_bridge.kernels.tokenizer import NO_CHAR
+from arrow_bridge.workers import WORKSPACE_KEEP_BYTES
 
 if TYPE_CHECKING:
     from arrow_bridge.read_plan import ReadPlan

@@ -49,7 +49,7 @@ from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 from arrow_bridge.type_settling import TypeState, settle_types
-from arrow_bridge.workers import parse_pool, private_pool
+from arrow_bridge.workers import parse_threads, release
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.report import Report, record
 
@@ -258,8 +258,7 @@ class CsvReader:
         # A file of one span after the first has nothing to parse in parallel: no pool to start.
         one_span = whole and source.size is not None and source.size - pre.data_offset <= span_bytes
         threads = 1 if one_span else opts.threads
-        shared_pool = parse_pool(threads) if threads > 1 else None
-        pool = shared_pool or (private_pool(threads) if threads > 1 else None)
+        pool = parse_threads(threads)
         pending: deque[tuple[Span, Future]] = deque()
         abandoned: list[Future] = []  # parses of spans a recut took over: waited for at the end
         unfixed = first_block and not self.plan.types_known  # they wait for the first span with rows
@@ -356,11 +355,8 @@ class CsvReader:
                 running = [future for _, future in pending] + abandoned
                 for future in running:
                     future.cancel()
-                # What runs still finishes (a kernel cannot stop); the shared pool's threads stay.
-                if pool is shared_pool:
-                    wait(running)
-                elif pool is not None:
-                    pool.shutdown(wait=True, cancel_futures=True)
+                wait(running)  # what runs still finishes (a kernel cannot stop)
+                release(pool)
 
     def _span_bytes(self, whole: bool, pre: Preamble) -> int:
         """``block_size``; unset, on a whole host read:

@@ -6,9 +6,10 @@ again, is a fixed cost every read pays; pyarrow keeps one CPU pool for the
 process. Reads with the same ``n_threads`` now share a pool, so concurrent reads
 share its threads rather than oversubscribe the cores.
 
-A read started on a parse thread (a user callback that reads a file) gets
-None and starts a :func:`private_pool`, whose threads count as parse threads
-too: waiting on a pool whose threads wait on it could deadlock, at any depth.
+A read takes its pool from :func:`parse_threads` and gives it back with
+:func:`release`. On a parse thread (a user callback that reads a file) that is
+a private pool, whose threads count as parse threads too: waiting on a pool
+whose threads wait on it could deadlock, at any depth.
 A forked child has none of the parent's threads, so it forgets the pools.
 
 >>> pool = parse_pool(2)
@@ -47,9 +48,19 @@ def parse_pool(threads: int) -> Optional[ThreadPoolExecutor]:
         return pool
 
 
-def private_pool(threads: int) -> ThreadPoolExecutor:
-    """A pool of ``threads`` parse threads for one read only (the caller shuts it down)."""
-    return ThreadPoolExecutor(threads, initializer=_mark_parse_thread)
+def parse_threads(threads: int) -> Optional[ThreadPoolExecutor]:
+    """The pool a read on ``threads`` threads parses on: none for one thread,
+    the shared one, or on a parse thread a private one (:func:`release` it)."""
+    if threads <= 1:
+        return None
+    return parse_pool(threads) or ThreadPoolExecutor(threads, initializer=_mark_parse_thread)
+
+
+def release(pool: Optional[ThreadPoolExecutor]) -> None:
+    """Done with a pool from :func:`parse_threads`: a private one's threads end
+    (once its running tasks are done), the shared ones stay."""
+    if pool is not None and all(pool is not shared for shared in _pools.values()):
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def on_parse_thread() -> bool:

@@ -3,14 +3,18 @@ evidence (kernels.columns.first_fitting_rung) never change the inferred type."""
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
 from arrow_bridge.converters import ValueRules
+from arrow_bridge.executors.base import SpanResult
+from arrow_bridge.executors.host import HostExecutor
 from arrow_bridge.inference import SAMPLE_ROWS, InferringConverter
 from arrow_bridge.options import CsvOptions
+from arrow_bridge.read_plan import ReadPlan
+from arrow_bridge.source import open_source
+from arrow_bridge.spans import Span
 
 _LATE = SAMPLE_ROWS + 3  # a row past the sample
 # (column values by row, the value that appears only at row _LATE)
@@ -44,12 +48,6 @@ def test_values_past_the_sample_still_raise_the_type(late_row, write_file):
 
 def test_the_search_starts_where_the_first_rows_allow(write_file):
     """The kernel's answer equals trying every converter in turn."""
-    from arrow_bridge.executors.host import HostExecutor
-    from arrow_bridge.executors.base import SpanResult
-    from arrow_bridge.read_plan import ReadPlan
-    from arrow_bridge.source import open_source
-    from arrow_bridge.spans import Span
-
     data = _csv(_LATE)
     opts = CsvOptions()
     read = ReadPlan.build(open_source(data), opts, list(COLUMNS))
