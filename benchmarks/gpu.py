@@ -223,7 +223,8 @@ def _gpu_table_facts(table: Any) -> dict[str, Any]:
     if stats.path == "gpu":
         facts |= {"spans_parsed_on_gpu": stats.spans_parsed_on_gpu,
                   "spans_parsed_elsewhere": stats.spans_parsed_elsewhere, "gpu_parse_s": stats.gpu_parse_seconds,
-                  "gpu_text_copy_s": stats.gpu_text_seconds, "gpu_parse_gb_per_s": stats.gpu_parse_gb_per_s,
+                  "gpu_text_copy_s": stats.gpu_text_seconds, "gpu_busy_s": stats.gpu_busy_seconds,
+                  "gpu_parse_gb_per_s": stats.gpu_parse_gb_per_s,
                   "gpu_parse_steps_s": stats.gpu_parse_steps}
     if table.report is not None:
         facts |= {"modeled_makespan_s": table.report.makespan_s, "p2p_bytes": table.report.bytes["p2p"],
@@ -407,8 +408,8 @@ def _note(row: dict) -> str:
     """What a row's table line adds after its figures.
 
     >>> _note({"spans_parsed_on_gpu": 3, "spans_parsed_elsewhere": 1, "gpu_parse_gb_per_s": 2.5, "copies": 9,
-    ...        "gpu_parse_steps_s": {"text": 0.25, "convert": 0.125}})
-    'spans: 3 on GPU, 1 on host; parse 2.50 GB/s with the text on the GPU; s by step: text 0.250, convert 0.125'
+    ...        "gpu_busy_s": 0.1, "gpu_parse_steps_s": {"text": 0.25, "convert": 0.125}})
+    'spans: 3 on GPU, 1 on host; parse 2.50 GB/s with the text on the GPU (0.100 s wall); s by step, summed over spans: text 0.250, convert 0.125'
     >>> _note({"copies": 40, "launches": 2})
     '40 copies, 2 launches'
     """
@@ -417,7 +418,8 @@ def _note(row: dict) -> str:
         steps = ", ".join(f"{name} {seconds:.3f}" for name, seconds in row.get("gpu_parse_steps_s", {}).items())
         return (f"spans: {row['spans_parsed_on_gpu']} on GPU, {row['spans_parsed_elsewhere']} on host" +
                 ("" if speed is None else f"; parse {speed:.2f} GB/s with the text on the GPU") +
-                (f"; s by step: {steps}" if steps else ""))
+                (f" ({row['gpu_busy_s']:.3f} s wall)" if row.get("gpu_busy_s") else "") +
+                (f"; s by step, summed over spans: {steps}" if steps else ""))
     if "modeled_makespan_s" in row:
         return f"modeled makespan {row['modeled_makespan_s']:.3f} s, P2P {row['p2p_bytes'] / MB:.1f} MB"
     if "copies" in row:

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmarks.common import RESULTS_DIR, host_info, package_versions, write_result
+from benchmarks.common import host_info, package_versions, write_result
 
 DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", ":": "colon", " ": "space"}
 TERMINATORS = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}

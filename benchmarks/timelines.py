@@ -25,7 +25,6 @@ Paths are relative to this package, so the script runs from any directory.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path

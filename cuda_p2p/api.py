@@ -68,8 +68,8 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
         stats.spans_parsed_on_gpu = offload[0].parsed_on_gpu
         stats.spans_parsed_elsewhere = offload[0].spans_seen - offload[0].parsed_on_gpu
         spent = offload[0].time
-        stats.gpu_parsed_bytes, stats.gpu_parse_seconds, stats.gpu_text_seconds = \
-            spent.bytes, spent.seconds, spent.text_seconds
+        stats.gpu_parsed_bytes, stats.gpu_parse_seconds, stats.gpu_text_seconds, stats.gpu_busy_seconds = \
+            spent.bytes, spent.seconds, spent.text_seconds, spent.busy_seconds
         stats.gpu_parse_steps = dict(spent.steps)
     gpu_table.report = reports.reports[-1] if device is not None and reports.reports else None
     return gpu_table

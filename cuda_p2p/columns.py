@@ -174,6 +174,7 @@ class TransferStats:
     gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU
     gpu_parse_seconds: float = 0.0  # their parse, each span's wall time summed: text in, kernels, outputs back
     gpu_text_seconds: float = 0.0  # of which copying their text in
+    gpu_busy_seconds: float = 0.0  # wall time some span was past its text's copy in (overlaps once)
     gpu_parse_steps: dict[str, float] = field(default_factory=dict)  # all of it by step (gpu_parse.GpuParseTime)
     columns_streamed: int = 0  # copied in batches while the read went on
     columns_recopied: int = 0  # copied again from the finished Table (types settled late, rows cut, ...)
@@ -182,15 +183,18 @@ class TransferStats:
     @property
     def gpu_parse_gb_per_s(self) -> Optional[float]:
         """GB/s of GPU parsing once the text is on the GPU (kernels and outputs
-        back; None when no span was parsed there). Spans the GPU declined
-        after trying are left out, their time too: many of them and this
-        overstates what a read got. Spans of several threads overlap and
-        their times add up: then it understates the GPU's speed.
+        back; None when no span was parsed there): the text over the wall time
+        some span spent past its copy in (``gpu_busy_seconds``), or over the
+        spans' summed times less their copies where that was not recorded.
+        Spans the GPU declined after trying are left out, their time too: many
+        of them and this overstates what a read got.
 
         >>> TransferStats(gpu_parsed_bytes=2 * 10**9, gpu_parse_seconds=1.5, gpu_text_seconds=0.5).gpu_parse_gb_per_s
         2.0
+        >>> TransferStats(gpu_parsed_bytes=2 * 10**9, gpu_parse_seconds=9.0, gpu_busy_seconds=0.5).gpu_parse_gb_per_s
+        4.0
         """
-        seconds = self.gpu_parse_seconds - self.gpu_text_seconds
+        seconds = self.gpu_busy_seconds or self.gpu_parse_seconds - self.gpu_text_seconds
         return self.gpu_parsed_bytes / seconds / 1e9 if self.gpu_parsed_bytes and seconds > 0 else None
 
     def add_copies(self, stager: Any) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Optional
 
 import pyarrow as pa
@@ -44,17 +45,28 @@ def chunk_identity(array: pa.Array) -> tuple:
 
 
 class SpanDelivery:
-    """Copies spans' columns to the GPU as the reader checks them (see the module)."""
+    """Copies spans' columns to the GPU as the reader checks them (see the module).
+
+    The reader's driver thread only gathers each batch's chunks (:meth:`checked`);
+    one thread of the delivery's own (``ndp-gpu-delivery``) sizes the GPU
+    buffers and stages and copies the batches, in order. A batch takes tens of
+    milliseconds of host copying: on the driver it held back the spans after it
+    from the parse threads, which then waited.
+    """
 
     def __init__(self, source_bytes: Optional[int] = None, staging_bytes: int = DEFAULT_STAGING,
                  batch_bytes: int = DEFAULT_BATCH):
         self.source_bytes, self.batch_bytes = source_bytes, batch_bytes
         self.stager = PinnedStager(staging_bytes)
-        self.builders: dict[int, Optional[ColumnBuilder]] = {}  # output column -> builder (None: given up)
+        self.types: dict[int, Optional[pa.DataType]] = {}  # output column -> its type (None: given up)
+        self.estimates: dict[int, tuple[int, int]] = {}  # output column -> (rows, string bytes) to size it for
+        self.builders: dict[int, ColumnBuilder] = {}  # the copying thread's, until finish()
         self.copied: dict[int, list[tuple]] = {}  # output column -> identities of the chunks copied
-        self.pending: dict[int, list[pa.Array]] = defaultdict(list)  # the batch not yet copied
+        self.pending: dict[int, list[pa.Array]] = defaultdict(list)  # the batch not yet handed over
         self.pending_bytes = 0
         self.batches = 0
+        self.copying = ThreadPoolExecutor(1, thread_name_prefix="ndp-gpu-delivery")
+        self.handed: list[Future] = []
         self.started = time.perf_counter()
 
     # ---- the SpanSink protocol -------------------------------------------------------------------
@@ -62,46 +74,59 @@ class SpanDelivery:
         for j, array in enumerate(result.columns):
             if array is None:
                 continue  # a column the file lacks: the Table's nulls are copied at the end
-            if j not in self.builders:
-                self.builders[j] = self._builder(array, result)
-                self.copied[j] = []
-            builder = self.builders[j]
-            if builder is None or builder.type != array.type:  # a type that changed: copied at the end
-                self.builders[j] = None
+            if j not in self.types:
+                self._first_chunk(j, array, result)
+            if self.types[j] != array.type:  # a type that changed (or is not delivered so): copied at the end
+                self.types[j] = None
                 self.pending_bytes -= sum(a.nbytes for a in self.pending.pop(j, ()))
                 continue
             self.pending[j].append(array)
             self.pending_bytes += array.nbytes
             self.copied[j].append(chunk_identity(array))
         if self.pending_bytes >= self.batch_bytes:
-            self._flush()
+            self._hand_over()
 
-    def _flush(self, columns: Optional[set[int]] = None) -> None:
-        """Starts the copies of the batch gathered so far (of ``columns`` only, when given)."""
-        for j, chunks in self.pending.items():
-            builder = self.builders.get(j)
-            if builder is not None and chunks and (columns is None or j in columns):
-                builder.append_batch(chunks)
-        self.batches += bool(self.pending)
+    def _first_chunk(self, j: int, array: pa.Array, result: SpanResult) -> None:
+        """Column ``j``'s type and sizes for the whole source, from its first span."""
+        self.types[j] = None if pa.types.is_dictionary(array.type) else array.type
+        scale = self.source_bytes / max(result.parsed, 1) if self.source_bytes else 4.0
+        self.estimates[j] = (int(max(len(array), 1) * scale * _SLACK) + 1024,
+                             int(string_bytes(array) * scale * _SLACK) + 4096)
+        self.copied[j] = []
+
+    def _hand_over(self, columns: Optional[set[int]] = None) -> None:
+        """Gives the batch gathered so far (of ``columns`` only, when given) to the copying thread."""
+        batch = {j: chunks for j, chunks in self.pending.items()
+                 if chunks and self.types.get(j) is not None and (columns is None or j in columns)}
         self.pending.clear()
         self.pending_bytes = 0
+        if batch:
+            self.batches += 1
+            self.handed.append(self.copying.submit(self._copy, batch))
 
-    def _builder(self, array: pa.Array, result: SpanResult) -> Optional[ColumnBuilder]:
-        """A builder sized for the whole source from this first span (None: a type not delivered so)."""
-        if pa.types.is_dictionary(array.type):
-            return None
-        scale = self.source_bytes / max(result.parsed, 1) if self.source_bytes else 4.0
-        rows = int(max(len(array), 1) * scale * _SLACK) + 1024
-        data = int(string_bytes(array) * scale * _SLACK) + 4096
-        return ColumnBuilder(array.type, rows, data, self.stager)
+    def _copy(self, batch: dict[int, list[pa.Array]]) -> None:
+        """On the copying thread: each column's chunks after its rows so far."""
+        for j, chunks in batch.items():
+            if j not in self.builders:
+                rows, data = self.estimates[j]
+                self.builders[j] = ColumnBuilder(chunks[0].type, rows, data, self.stager)
+            self.builders[j].append_batch(chunks)
+
+    def _copied_all(self) -> None:
+        """Waits for the batches handed over; the first failure is raised here."""
+        handed, self.handed = self.handed, []
+        for future in handed:
+            future.result()
 
     # ---- after the read ---------------------------------------------------------------------------
     def finish(self, table: pa.Table, stats: TransferStats) -> GpuTable:
         """The GPU table of the finished ``table``: columns copied while it was read
         where they match it chunk for chunk, the others copied now."""
-        by_chunks = {tuple(ids): j for j, ids in self.copied.items() if self.builders.get(j) is not None}
+        by_chunks = {tuple(ids): j for j, ids in self.copied.items() if self.types.get(j) is not None}
         kept = [by_chunks.pop(tuple(chunk_identity(c) for c in column.chunks), None) for column in table.columns]
-        self._flush(set(kept))  # the last batch, of the columns the Table kept
+        self._hand_over(set(kept))  # the last batch, of the columns the Table kept
+        self._copied_all()
+        self.copying.shutdown()
         columns: list[GpuColumn] = []
         for column, j in zip(table.columns, kept):
             if j is not None:
@@ -121,6 +146,10 @@ class SpanDelivery:
 
     def close(self) -> Any:
         """Waits for copies in flight (after a failed read); safe to call twice."""
-        self.builders.clear()
         self.pending.clear()
+        for future in self.handed:
+            future.cancel()
+        self.copying.shutdown(wait=True)
+        self.handed.clear()
+        self.builders.clear()
         self.stager.finish()

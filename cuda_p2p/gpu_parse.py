@@ -91,14 +91,20 @@ class GpuParseTime:
     to the host), ``host_floats`` (floats the GPU left undecided, rounded on
     the host), ``strings`` (bytes placed, and back).
 
+    ``busy_seconds`` is wall time instead: how long at least one span was past
+    its text's copy in and not yet done (the union of those intervals), the
+    figure for "parse speed once the text is on the GPU" when spans overlap.
+
     >>> spent = GpuParseTime()
-    >>> spent.add(1000, {"text": 0.25, "convert": 0.5})
-    >>> spent.seconds, spent.text_seconds
-    (0.75, 0.25)
+    >>> spent.add(1000, {"text": 0.25, "convert": 0.5}, (10.25, 10.75))
+    >>> spent.add(1000, {"text": 0.25, "convert": 0.5}, (10.5, 11.0))
+    >>> spent.seconds, spent.text_seconds, spent.busy_seconds
+    (1.5, 0.5, 0.75)
     """
 
     bytes: int = 0
     steps: dict[str, float] = field(default_factory=dict)
+    intervals: list[tuple[float, float]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
@@ -111,10 +117,21 @@ class GpuParseTime:
         """Of ``seconds``, the text's copy in."""
         return self.steps.get("text", 0.0)
 
-    def add(self, nbytes: int, steps: dict[str, float]) -> None:
-        """One parsed span: its text bytes and its seconds by step."""
+    @property
+    def busy_seconds(self) -> float:
+        """Wall seconds some span spent past its text's copy (overlaps counted once)."""
+        busy, reach = 0.0, float("-inf")
+        for start, end in sorted(self.intervals):
+            busy += max(0.0, end - max(start, reach))
+            reach = max(reach, end)
+        return busy
+
+    def add(self, nbytes: int, steps: dict[str, float], past_text: tuple[float, float]) -> None:
+        """One parsed span: its text bytes, its seconds by step and the
+        ``perf_counter`` interval from its text's arrival to its end."""
         with self._lock:
             self.bytes += nbytes
+            self.intervals.append(past_text)
             for name, seconds in steps.items():
                 self.steps[name] = self.steps.get(name, 0.0) + seconds
 
@@ -125,12 +142,12 @@ class _Laps:
 
     def __init__(self) -> None:
         self.steps: dict[str, float] = {}
-        self._last = time.perf_counter()
+        self.last = time.perf_counter()  # when the last lap ended
 
     def __call__(self, name: str) -> None:
         now = time.perf_counter()
-        self.steps[name] = self.steps.get(name, 0.0) + now - self._last
-        self._last = now
+        self.steps[name] = self.steps.get(name, 0.0) + now - self.last
+        self.last = now
 
 
 class GpuSpanParser:
@@ -156,10 +173,11 @@ class GpuSpanParser:
             laps = _Laps()
             text = lane.text_on_gpu(buf)
             laps("text")
+            text_there = laps.last
             parsed = self._parse(lane, buf, text, laps)
         if parsed is None:
             return None
-        self.time.add(len(buf), laps.steps)
+        self.time.add(len(buf), laps.steps, (text_there, laps.last))
         rows, lines, out = parsed
         self._count(counters, len(buf), rows, out)
         return rows, lines, self.plan.wrap(rows, out)
@@ -196,7 +214,7 @@ class GpuSpanParser:
         listed = int(small["host_floats_used"][0])
         flags = layout.region(out, "flags", "valid")
         lane.launch(bits.pack_bits, max(flags.shape[0] // 8, 1), flags, layout.region(out, "bits", "validity"))
-        lane.to_host(layout.region(out, "i64", "validity"), layout.region(host, "i64", "validity"))
+        lane.take(layout.region(out, "i64", "validity"), layout.region(host, "i64", "validity"))
         laps("back")
         if listed and not round_on_host(buf, lane.to_host(out["host_floats"][:listed]), host["f64"],
                                         rules.decimal_point):
@@ -247,8 +265,7 @@ class GpuSpanParser:
         data = np.empty(lengths.shape[0] * stride, dtype=np.uint8)  # each slot's used bytes only come back:
         for k, n in enumerate(used.tolist()):                        # slots are padded to the longest one
             if n:
-                lane.to_host(area["data"][k, :n], data[k * stride:k * stride + n], wait=False)
-        lane.wait()
+                lane.take(area["data"][k, :n], data[k * stride:k * stride + n])
         return offsets, data, stride, used
 
     def _constants(self, lane: _Lane) -> dict[str, Any]:
@@ -348,6 +365,11 @@ class _Lane:
         if wait:
             self.wait()
         return host
+
+    def take(self, device: Any, host: np.ndarray) -> None:
+        """A large ``device`` byte array copied into ``host`` through the lane's
+        pinned ring, after the lane's work before; returns once it is there."""
+        self.stager.take(device, host)
 
     def wait(self) -> None:
         """Returns once the lane's work is done."""

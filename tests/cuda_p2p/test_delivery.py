@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import io
+import threading
+
+import pytest
 
 import arrow_bridge
 import cuda_p2p
@@ -94,7 +97,7 @@ def test_a_failure_while_copying_the_last_batch_leaves_nothing_in_flight(tmp_pat
 
     closed = []
     monkeypatch.setattr(SpanDelivery, "close", lambda self: closed.append(self))
-    monkeypatch.setattr(SpanDelivery, "_flush", lambda self, columns=None: (_ for _ in ()).throw(MemoryError("GPU")))
+    monkeypatch.setattr(SpanDelivery, "_hand_over", lambda self, columns=None: (_ for _ in ()).throw(MemoryError("GPU")))
     path = _file(tmp_path, b"a,b,c,d\n" + _rows(50))
     try:
         cuda_p2p.read_csv(path)  # under one batch: every copy starts in finish()
@@ -102,3 +105,30 @@ def test_a_failure_while_copying_the_last_batch_leaves_nothing_in_flight(tmp_pat
         assert len(closed) == 1
     else:
         raise AssertionError("the copy's failure was lost")
+
+
+def test_batches_are_copied_off_the_readers_driver_thread(tmp_path, monkeypatch) -> None:
+    from cuda_p2p.transfer import ColumnBuilder
+
+    threads = []
+    append = ColumnBuilder.append_batch
+    monkeypatch.setattr(ColumnBuilder, "append_batch",
+                        lambda self, chunks: (threads.append(threading.current_thread().name), append(self, chunks)))
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(3000))
+    gpu = cuda_p2p.read_csv(path, block_size=2048, batch_bytes=4096)
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=2048))
+    assert gpu.stats.batches > 3 and threads and all(name.startswith("ndp-gpu-delivery") for name in threads)
+    assert not any(t.name.startswith("ndp-gpu-delivery") for t in threading.enumerate())
+
+
+def test_a_failure_in_a_batch_copied_during_the_read_is_raised(tmp_path, monkeypatch) -> None:
+    from cuda_p2p.transfer import ColumnBuilder
+
+    def fail(self, chunks):
+        raise MemoryError("GPU out of memory")
+
+    monkeypatch.setattr(ColumnBuilder, "append_batch", fail)
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(3000))
+    with pytest.raises(MemoryError, match="GPU out of memory"):
+        cuda_p2p.read_csv(path, block_size=2048, batch_bytes=4096)
+    assert not any(t.name.startswith("ndp-gpu-delivery") for t in threading.enumerate())

@@ -239,6 +239,8 @@ def test_gpu_parse_time_is_recorded(tmp_path) -> None:
     stats = cuda_p2p.read_csv(path, gpu_share=1.0, block_size=1024).stats
     assert stats.spans_parsed_on_gpu > 1 and 0 < stats.gpu_parsed_bytes < path.stat().st_size
     assert 0 < stats.gpu_text_seconds < stats.gpu_parse_seconds and stats.gpu_parse_gb_per_s > 0
+    # wall time past the text's copy: no more than the spans' summed times past it, whatever overlapped
+    assert 0 < stats.gpu_busy_seconds <= stats.gpu_parse_seconds - stats.gpu_text_seconds + 1e-6
 
 
 def test_spans_on_several_threads_use_lanes_of_their_own(monkeypatch) -> None:

@@ -106,3 +106,19 @@ def test_string_offsets_past_int32_say_to_read_large_strings(monkeypatch) -> Non
     with pytest.raises(OverflowError, match="int32 offsets; read it as large_string"):
         to_gpu(pa.table({"s": ["abcdef", "ghijkl"]}))
     assert to_gpu(pa.table({"s": pa.array(["abcdef", "ghijkl"], pa.large_string())})).num_rows == 2
+
+
+@pytest.mark.parametrize("nbytes", [0, 5, 8, 17, 64])
+def test_take_brings_device_bytes_back_through_a_small_ring(nbytes: int) -> None:
+    import numpy as np
+
+    from cuda_p2p import runtime
+
+    cuda = runtime.cuda()
+    stager = PinnedStager(8)
+    source = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
+    on_gpu = cuda.device_array(max(nbytes, 1), dtype=np.uint8)[:nbytes]
+    stager.put_bytes(on_gpu, source)  # queued on the stream that take's copies follow
+    back = np.zeros(nbytes, dtype=np.uint8)
+    stager.take(on_gpu, back)
+    assert back.tolist() == source.tolist() and stager.copied_back == nbytes
