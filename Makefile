@@ -71,9 +71,9 @@ gpu-wheels: install
 
 # On the GPU machine: offline, system Python with CuPy, numba-cuda, pyarrow, pandas and
 # pybind11 preinstalled, no venv. Builds the C++ engine in place, fills Numba's kernel
-# cache, runs the GPU tests (the `gpu`-marked ones too) and benchmarks.gpu, with its
-# thread scaling; a failing step does not stop the later ones, the target fails at the
-# end. Wheels carried into GPU_WHEELS (`make gpu-wheels`) are installed first. PIP_BREAK_SYSTEM_PACKAGES: the system Python may be
+# cache, runs the GPU tests (the `gpu`-marked ones too), benchmarks.gpu with its thread
+# scaling, and benchmarks.span_sizes at the machine's 16 threads; a failing step does not
+# stop the later ones, the target fails at the end. Wheels carried into GPU_WHEELS (`make gpu-wheels`) are installed first. PIP_BREAK_SYSTEM_PACKAGES: the system Python may be
 # "externally managed" (PEP 668). GPU_BENCH_ARGS goes to both benchmark runs
 # (e.g. --quick, --repeat 1, --tpchgen-cli PATH).
 GPU_PY ?= python3
@@ -90,4 +90,5 @@ gpu:
 	$(GPU_PY) -m pytest -q -o addopts="" -p no:cacheprovider --continue-on-collection-errors $(GPU_TESTS) || status=$$?; \
 	$(GPU_PY) -m benchmarks.gpu --out $(OUT) $(GPU_BENCH_ARGS) || status=$$?; \
 	$(GPU_PY) -m benchmarks.gpu --scaling --out $(OUT) $(GPU_BENCH_ARGS) || status=$$?; \
+	$(GPU_PY) -m benchmarks.span_sizes --out $(OUT) || status=$$?; \
 	exit $$status

@@ -56,10 +56,12 @@ from ndp_core.report import Report, record
 if TYPE_CHECKING:
     from arrow_bridge.filters import RowFilter
 
-#: The largest span a whole host read with span stages (filters, aggregates) cuts by itself.
-STAGED_SPAN_BYTES = 8 << 20
+#: The largest span a whole host read cuts by itself (``block_size`` unset).
+LARGEST_AUTO_SPAN_BYTES = 8 << 20
 #: Spans each thread gets at least, before spans grow past ``block_size``'s default.
 SPANS_PER_THREAD = 8
+#: From this many threads a whole read's spans grow (see ``CsvReader._span_bytes``).
+MANY_THREADS = 8
 #: The smallest span a small file is shared out in: below it a second thread costs more than it saves.
 SMALL_SPAN_BYTES = 256 << 10
 #: Added to an even share so that the cut after a share's last whole record leaves no sliver of a span.
@@ -364,20 +366,26 @@ class CsvReader:
         * of a file smaller than a span per thread, the rest shared evenly among
           the threads (down to :data:`SMALL_SPAN_BYTES`): a 1 MB lineitem read
           then parses on both threads, not one;
-        * with span stages, up to :data:`STAGED_SPAN_BYTES` while each thread
-          still gets :data:`SPANS_PER_THREAD` spans: the stages cost about 0.5 ms
-          per span whatever its rows (their pyarrow calls), a third of a 2 MiB
-          span's parse."""
+        * of a larger one, with span stages or :data:`MANY_THREADS` threads,
+          up to :data:`LARGEST_AUTO_SPAN_BYTES` while each thread still gets
+          :data:`SPANS_PER_THREAD` spans. A span costs about 0.5 ms of Python
+          holding the GIL (its wrapping, its check, its stages' pyarrow calls),
+          serial work that at 16 threads weighed: on an H200 machine's 16
+          cores lineitem SF1 parsed in 0.267 s in 2 MiB spans, 0.186 s in
+          8 MiB ones (pyarrow 0.405 s). On 2 threads the speeds were level
+          within the noise and 8 MiB spans raised the peak RSS (edge list
+          842 -> 945 MB, float matrix 733 -> 808 MB), so few threads keep
+          the default."""
         opts, size = self.opts, self.source.size
         if opts.block_size is not None or not whole or size is None or self.memory_limit is not None:
             return opts.span_bytes
         rest = size - pre.data_offset - len(pre.prefix)  # the prefix is a span of its own
         if rest < opts.threads * opts.span_bytes:
             return max(SMALL_SPAN_BYTES, -(-rest // opts.threads) + SPAN_SLACK_BYTES)
-        if not (self.plan.stages_spans and opts.nrows is None):
+        if opts.nrows is not None or not (self.plan.stages_spans or opts.threads >= MANY_THREADS):
             return opts.span_bytes
         even = (size - pre.data_offset) // (opts.threads * SPANS_PER_THREAD)
-        return max(opts.span_bytes, min(STAGED_SPAN_BYTES, even))
+        return max(opts.span_bytes, min(LARGEST_AUTO_SPAN_BYTES, even))
 
     def _fix_types(self, result: SpanResult) -> None:
         """Makes the types ``result`` inferred explicit for the rest of the read

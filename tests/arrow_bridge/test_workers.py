@@ -114,3 +114,27 @@ def test_a_small_file_is_shared_out_among_the_threads(write_file, monkeypatch):
 def test_parse_threads_are_named_for_the_reader(write_file):
     arrow_bridge.read_csv(write_file("named.csv", _rows(60_000)), n_threads=2)
     assert any(t.name.startswith(THREAD_NAME_PREFIX) for t in threading.enumerate())
+
+
+def test_many_threads_cut_a_larger_file_in_larger_spans(write_file, monkeypatch):
+    from arrow_bridge import options, reader
+
+    monkeypatch.setattr(options, "DEFAULT_BLOCK_SIZE", 32 << 10)  # scaled down: 2 MiB -> 32 KiB
+    monkeypatch.setattr(reader, "LARGEST_AUTO_SPAN_BYTES", 128 << 10)  # 8 MiB -> 128 KiB
+    path = write_file("larger.csv", _rows(200_000))  # ~4.8 MB
+    size = path.stat().st_size
+    parsed = []
+    parse = HostExecutor.parse
+    monkeypatch.setattr(HostExecutor, "parse",
+                        lambda self, span, plan: parsed.append(span.length) or parse(self, span, plan))
+    table = arrow_bridge.read_csv(path, n_threads=reader.MANY_THREADS)
+    assert table.equals(pacsv.read_csv(path))
+    even = size // (reader.MANY_THREADS * reader.SPANS_PER_THREAD)  # ~75 KB: each thread gets eight
+    spans = parsed[1:-1]  # between the prefix and the file's last span
+    assert all(abs(n - even) < 1024 for n in spans) and len(spans) >= 60, parsed
+    parsed.clear()
+    assert arrow_bridge.read_csv(path, n_threads=2).equals(table)  # few threads: the default
+    assert all(abs(n - (32 << 10)) < 1024 for n in parsed[1:-1]), parsed
+    parsed.clear()
+    assert arrow_bridge.read_csv(path, n_threads=reader.MANY_THREADS, nrows=10).num_rows == 10
+    assert max(parsed) <= 32 << 10, parsed  # a few rows wanted: spans no larger than the default
