@@ -375,7 +375,11 @@ class CsvReader:
           8 MiB ones (pyarrow 0.405 s). On 2 threads the speeds were level
           within the noise and 8 MiB spans raised the peak RSS (edge list
           842 -> 945 MB, float matrix 733 -> 808 MB), so few threads keep
-          the default."""
+          the default. That memory is the outputs' row slack (25%, between
+          the slots of a (slots, capacity) array): NumPy asks for huge pages
+          for arrays of 4 MB and more, and a 2 MB page touched at its start
+          is resident whole (with ``NUMPY_MADVISE_HUGEPAGE=0``, 8 MiB spans
+          kept the edge list's Table in 841 MB, as 2 MiB spans did)."""
         opts, size = self.opts, self.source.size
         if opts.block_size is not None or not whole or size is None or self.memory_limit is not None:
             return opts.span_bytes

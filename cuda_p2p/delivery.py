@@ -3,8 +3,8 @@
 The reader hands each span's result to :class:`SpanDelivery` as soon as it is
 checked, in file order, while its workers parse the spans after it. Spans
 are gathered into batches of about ``batch_bytes`` of Arrow data, and each
-batch's columns start their asynchronous copies into GPU buffers at once
-(:class:`~cuda_p2p.transfer.ColumnBuilder`, sized from the first span's
+batch goes to a thread of the delivery's own, which copies its columns into
+GPU buffers (:class:`~cuda_p2p.transfer.ColumnBuilder`, sized from the first span's
 density and the source's size, grown if that falls short): a batch costs a
 few CUDA calls per column whether it holds 16 host spans or 250 device tasks.
 When the read is done, each column of the finished Table is matched with what
@@ -30,6 +30,7 @@ from typing import Any, Optional
 import pyarrow as pa
 
 from arrow_bridge.executors.base import SpanResult
+from cuda_p2p import runtime
 from cuda_p2p.columns import GpuColumn, GpuTable, TransferStats
 from cuda_p2p.transfer import DEFAULT_STAGING, ColumnBuilder, PinnedStager, column_to_gpu, string_bytes
 
@@ -65,7 +66,8 @@ class SpanDelivery:
         self.pending: dict[int, list[pa.Array]] = defaultdict(list)  # the batch not yet handed over
         self.pending_bytes = 0
         self.batches = 0
-        self.copying = ThreadPoolExecutor(1, thread_name_prefix="ndp-gpu-delivery")
+        self.copying = ThreadPoolExecutor(1, thread_name_prefix="ndp-gpu-delivery",
+                                          initializer=runtime.thread_on_this_gpu())
         self.handed: list[Future] = []
         self.started = time.perf_counter()
 
@@ -95,7 +97,11 @@ class SpanDelivery:
         self.copied[j] = []
 
     def _hand_over(self, columns: Optional[set[int]] = None) -> None:
-        """Gives the batch gathered so far (of ``columns`` only, when given) to the copying thread."""
+        """Gives the batch gathered so far (of ``columns`` only, when given) to the
+        copying thread; a batch that failed there is raised here, ending the read."""
+        for future in self.handed:
+            if future.done() and future.exception() is not None:
+                raise future.exception()
         batch = {j: chunks for j, chunks in self.pending.items()
                  if chunks and self.types.get(j) is not None and (columns is None or j in columns)}
         self.pending.clear()
@@ -113,10 +119,11 @@ class SpanDelivery:
             self.builders[j].append_batch(chunks)
 
     def _copied_all(self) -> None:
-        """Waits for the batches handed over; the first failure is raised here."""
-        handed, self.handed = self.handed, []
-        for future in handed:
+        """Waits for the batches handed over; the first failure is raised here
+        (the batches after it are left to :meth:`close`)."""
+        for future in self.handed:
             future.result()
+        self.handed.clear()
 
     # ---- after the read ---------------------------------------------------------------------------
     def finish(self, table: pa.Table, stats: TransferStats) -> GpuTable:
@@ -147,9 +154,7 @@ class SpanDelivery:
     def close(self) -> Any:
         """Waits for copies in flight (after a failed read); safe to call twice."""
         self.pending.clear()
-        for future in self.handed:
-            future.cancel()
-        self.copying.shutdown(wait=True)
+        self.copying.shutdown(wait=True, cancel_futures=True)  # the batch being copied finishes
         self.handed.clear()
         self.builders.clear()
         self.stager.finish()

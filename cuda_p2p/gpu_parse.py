@@ -338,7 +338,7 @@ def _scan_chunk_states(lane: "_Lane", state: Any, level: int = 0) -> Any:
 class _Lane:
     """What one span at a time needs on the GPU: reusable buffers, a CUDA
     stream everything of the span runs on, in order, and a pinned ring (half
-    the delivery's) its text goes in through."""
+    the delivery's) its text goes in through and its outputs come back through."""
 
     def __init__(self) -> None:
         self.work = _Workspace()

@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -139,6 +139,22 @@ def describe() -> str:
     device = cuda().get_current_device()
     name = device.name.decode() if isinstance(device.name, bytes) else device.name
     return f"{name} (compute capability {device.compute_capability[0]}.{device.compute_capability[1]})"
+
+
+def thread_on_this_gpu() -> Callable[[], None]:
+    """A function that makes the caller's current GPU current on the thread that
+    calls it (a new thread starts on GPU 0): a ``ThreadPoolExecutor`` initializer
+    for threads that work on this thread's device memory and streams.
+
+    >>> thread_on_this_gpu()() if available() else None
+    """
+    if simulator_requested():
+        return lambda: None  # one simulated GPU
+    device_id = cuda().get_current_device().id
+
+    def select() -> None:
+        cuda().select_device(device_id)
+    return select
 
 
 def host_view(device_array: Any) -> Optional[np.ndarray]:

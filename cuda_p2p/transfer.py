@@ -40,7 +40,9 @@ _INT32_MAX = 2**31 - 1
 
 
 class PinnedStager:
-    """Two pinned host buffers taking turns: fill one while the other's copy runs.
+    """Two pinned host buffers taking turns, both ways: fill one while the
+    other's copy to the GPU runs (:meth:`put`), or copy one out while the
+    other's copy from the GPU runs (:meth:`take`).
 
     Everything it is handed runs on its one stream, in order: copies, and the
     bit kernels of the builders using it. ``copies``, ``launches`` and
@@ -50,6 +52,8 @@ class PinnedStager:
     def __init__(self, nbytes: int = DEFAULT_STAGING, ring: int = 2):
         if nbytes % 8:
             raise ValueError("staging buffers hold whole 8-byte words (offsets are rebased per piece)")
+        if ring < 2:
+            raise ValueError(f"a ring of {ring} pinned buffer(s): copies overlap only with two or more")
         cuda = runtime.cuda()
         self.stream = cuda.stream()
         self.buffers = [cuda.pinned_array(nbytes, dtype=np.uint8) for _ in range(ring)]

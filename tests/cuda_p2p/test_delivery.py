@@ -121,14 +121,20 @@ def test_batches_are_copied_off_the_readers_driver_thread(tmp_path, monkeypatch)
     assert not any(t.name.startswith("ndp-gpu-delivery") for t in threading.enumerate())
 
 
-def test_a_failure_in_a_batch_copied_during_the_read_is_raised(tmp_path, monkeypatch) -> None:
+def test_a_failure_in_a_batch_copied_during_the_read_ends_the_read(tmp_path, monkeypatch) -> None:
     from cuda_p2p.transfer import ColumnBuilder
 
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(20_000))
+    batches = cuda_p2p.read_csv(path, block_size=2048, batch_bytes=4096).stats.batches
+    tried = []
+
     def fail(self, chunks):
+        tried.append(len(chunks))
         raise MemoryError("GPU out of memory")
 
     monkeypatch.setattr(ColumnBuilder, "append_batch", fail)
-    path = _file(tmp_path, b"a,b,c,d\n" + _rows(3000))
     with pytest.raises(MemoryError, match="GPU out of memory"):
         cuda_p2p.read_csv(path, block_size=2048, batch_bytes=4096)
+    # raised at the next batch handed over, the batches queued after it cancelled
+    assert batches > 100 and len(tried) < batches // 4, (len(tried), batches)
     assert not any(t.name.startswith("ndp-gpu-delivery") for t in threading.enumerate())

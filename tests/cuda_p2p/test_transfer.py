@@ -122,3 +122,8 @@ def test_take_brings_device_bytes_back_through_a_small_ring(nbytes: int) -> None
     back = np.zeros(nbytes, dtype=np.uint8)
     stager.take(on_gpu, back)
     assert back.tolist() == source.tolist() and stager.copied_back == nbytes
+
+
+def test_a_ring_of_one_pinned_buffer_is_refused() -> None:
+    with pytest.raises(ValueError, match="two or more"):
+        PinnedStager(8, ring=1)
