@@ -153,6 +153,20 @@ def test_a_span_denser_than_its_row_estimate_is_parsed_again_with_room():
     assert arrays[0].to_pylist() == list(range(100)) and arrays[1].to_pylist()[-1] == "s99"
 
 
+def test_a_file_growing_denser_is_read_whole(tmp_path, monkeypatch):
+    # rows shrink from about 37 to 8 bytes: each span is denser than the densest before it by more
+    # than the row estimate's slack, so spans are parsed again with room, and nothing is lost
+    path = tmp_path / "denser.csv"
+    path.write_bytes(b"k,s\n" + b"".join(b"%d,%s\n" % (i, b"x" * max(1, 30 - i // 2000)) for i in range(60_000)))
+    allocations = []
+    allocate = fast_path.FastPlan.allocate
+    monkeypatch.setattr(fast_path.FastPlan, "allocate",
+                        lambda self, rows, span_bytes: allocations.append(rows) or allocate(self, rows, span_bytes))
+    table = arrow_bridge.read_csv(path, block_size=64 << 10, n_threads=2)
+    assert table.equals(pacsv.read_csv(path))
+    assert len(allocations) > table.column(0).num_chunks  # some spans took a second allocation
+
+
 @pytest.mark.parametrize("data", [
     b"x,y\n1,2,3\n",  # too many fields
     b"x,y\n1\n",  # too few
