@@ -372,14 +372,12 @@ class CsvReader:
           holding the GIL (its wrapping, its check, its stages' pyarrow calls),
           serial work that at 16 threads weighed: on an H200 machine's 16
           cores lineitem SF1 parsed in 0.267 s in 2 MiB spans, 0.186 s in
-          8 MiB ones (pyarrow 0.405 s). On 2 threads the speeds were level
-          within the noise and 8 MiB spans raised the peak RSS (edge list
-          842 -> 945 MB, float matrix 733 -> 808 MB), so few threads keep
-          the default. That memory is the outputs' row slack (25%, between
-          the slots of a (slots, capacity) array): NumPy asks for huge pages
-          for arrays of 4 MB and more, and a 2 MB page touched at its start
-          is resident whole (with ``NUMPY_MADVISE_HUGEPAGE=0``, 8 MiB spans
-          kept the edge list's Table in 841 MB, as 2 MiB spans did)."""
+          8 MiB ones (pyarrow 0.405 s). On 2 threads 8 MiB spans were not
+          faster in fresh processes (lineitem 0.81 against 0.87-0.91 s, the
+          edge list 0.58-0.75 against 0.54-0.56 s) and kept more memory (the
+          edge list's peak RSS 844 -> 881 MB: the outputs' row slack, see
+          :func:`~arrow_bridge.fast_path.row_capacity_hint`), so few threads
+          keep the default."""
         opts, size = self.opts, self.source.size
         if opts.block_size is not None or not whole or size is None or self.memory_limit is not None:
             return opts.span_bytes
