@@ -219,7 +219,9 @@ def _gpu_table_facts(table: Any) -> dict[str, Any]:
     stats = table.stats
     facts = {"rows": table.num_rows, "gpu_bytes": table.nbytes, "gpu_columns": len(table.columns),
              "path": stats.path, "h2d_bytes": stats.h2d_bytes, "copies": stats.copies, "launches": stats.launches,
-             "allocations": stats.allocations, "batches": stats.batches, "delivery_s": stats.seconds}
+             "allocations": stats.allocations, "batches": stats.batches, "delivery_s": stats.seconds,
+             "after_read_s": stats.after_read_seconds, "growths": stats.growths,
+             "columns_recopied": stats.columns_recopied}
     if stats.path == "gpu":
         facts |= {"spans_parsed_on_gpu": stats.spans_parsed_on_gpu,
                   "spans_parsed_elsewhere": stats.spans_parsed_elsewhere, "gpu_parse_s": stats.gpu_parse_seconds,
@@ -412,6 +414,8 @@ def _note(row: dict) -> str:
     'spans: 3 on GPU, 1 on host; parse 2.50 GB/s with the text on the GPU (0.100 s wall); s by step, summed over spans: text 0.250, convert 0.125'
     >>> _note({"copies": 40, "launches": 2})
     '40 copies, 2 launches'
+    >>> _note({"copies": 40, "launches": 0, "after_read_s": 0.0125, "growths": 1})
+    '40 copies, 0 launches, 0.013 s after the read, 1 buffer(s) grown'
     """
     if "spans_parsed_on_gpu" in row:
         speed = row.get("gpu_parse_gb_per_s")
@@ -423,7 +427,9 @@ def _note(row: dict) -> str:
     if "modeled_makespan_s" in row:
         return f"modeled makespan {row['modeled_makespan_s']:.3f} s, P2P {row['p2p_bytes'] / MB:.1f} MB"
     if "copies" in row:
-        return f"{row['copies']} copies, {row.get('launches', 0)} launches"
+        return (f"{row['copies']} copies, {row.get('launches', 0)} launches" +
+                (f", {row['after_read_s']:.3f} s after the read" if "after_read_s" in row else "") +
+                (f", {row['growths']} buffer(s) grown" if row.get("growths") else ""))
     return ""
 
 

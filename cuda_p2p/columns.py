@@ -169,6 +169,7 @@ class TransferStats:
     allocations: int = 0  # GPU buffers allocated for them
     batches: int = 0  # groups of spans copied together while the read went on
     seconds: float = 0.0  # from the delivery's start (the read's) to its last copy queued
+    after_read_seconds: float = 0.0  # of which after the host Table was done: the last batch, copies waited for
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
     gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU

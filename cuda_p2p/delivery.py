@@ -129,6 +129,7 @@ class SpanDelivery:
     def finish(self, table: pa.Table, stats: TransferStats) -> GpuTable:
         """The GPU table of the finished ``table``: columns copied while it was read
         where they match it chunk for chunk, the others copied now."""
+        finishing = time.perf_counter()
         by_chunks = {tuple(ids): j for j, ids in self.copied.items() if self.types.get(j) is not None}
         kept = [by_chunks.pop(tuple(chunk_identity(c) for c in column.chunks), None) for column in table.columns]
         self._hand_over(set(kept))  # the last batch, of the columns the Table kept
@@ -148,7 +149,9 @@ class SpanDelivery:
         self.builders.clear()  # buffers of columns not used are freed
         stats.add_copies(self.stager)
         stats.batches += self.batches
-        stats.seconds += time.perf_counter() - self.started
+        done = time.perf_counter()
+        stats.seconds += done - self.started
+        stats.after_read_seconds += done - finishing
         return GpuTable(table.schema, columns, table.num_rows, stats)
 
     def close(self) -> Any:

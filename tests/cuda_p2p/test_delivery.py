@@ -47,6 +47,7 @@ def test_buffers_grow_when_the_first_span_underestimates() -> None:
     gpu = cuda_p2p.read_csv(io.BytesIO(body), block_size=256)  # no file size: estimates from the first span
     assert gpu.to_arrow().equals(arrow_bridge.read_csv(io.BytesIO(body), block_size=256))
     assert gpu.stats.growths > 0 and gpu.stats.columns_streamed == 2
+    assert 0 < gpu.stats.after_read_seconds <= gpu.stats.seconds
 
 
 def test_device_spans_stream_too(tmp_path) -> None:
