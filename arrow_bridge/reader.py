@@ -372,12 +372,14 @@ class CsvReader:
           holding the GIL (its wrapping, its check, its stages' pyarrow calls),
           serial work that at 16 threads weighed: on an H200 machine's 16
           cores lineitem SF1 parsed in 0.267 s in 2 MiB spans, 0.186 s in
-          8 MiB ones (pyarrow 0.405 s). On 2 threads 8 MiB spans were not
-          faster in fresh processes (lineitem 0.81 against 0.87-0.91 s, the
-          edge list 0.58-0.75 against 0.54-0.56 s) and kept more memory (the
-          edge list's peak RSS 844 -> 881 MB: the outputs' row slack, see
-          :func:`~arrow_bridge.fast_path.row_capacity_hint`), so few threads
-          keep the default."""
+          8 MiB ones (pyarrow 0.405 s; ``results/span-sizes-16t-nvidia-h200.txt``).
+          On 2 threads the evidence was mixed: faster in one process
+          (``benchmarks.span_sizes --threads 2``), not in two fresh-process
+          rounds of ``benchmarks.peers --readers ndp`` (lineitem 0.81 against
+          0.87-0.91 s, the edge list 0.58-0.75 against 0.54-0.56 s), whose
+          peak RSS also rose (edge list 844 -> 881 MB: the outputs' row slack,
+          see :func:`~arrow_bridge.fast_path.row_capacity_hint`); so few
+          threads keep the default."""
         opts, size = self.opts, self.source.size
         if opts.block_size is not None or not whole or size is None or self.memory_limit is not None:
             return opts.span_bytes

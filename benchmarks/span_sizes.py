@@ -30,13 +30,13 @@ BLOCK_SIZES_MIB = (None, 2, 4, 8, 16)
 
 
 def readers_for(path: Path, threads: int) -> dict[str, Callable[[], object]]:
-    """pyarrow, then ours at each block size (None: the reader's own choice)."""
-    import pyarrow.csv as pacsv
-
+    """pyarrow (as ``benchmarks.peers`` sets it up for ``threads``), then ours at
+    each block size (None: the reader's own choice)."""
     import arrow_bridge
+    from benchmarks.readers import READERS_BY_NAME
 
-    options = pacsv.ReadOptions(use_threads=True)
-    readers: dict[str, Callable[[], object]] = {"pyarrow": lambda: pacsv.read_csv(path, read_options=options)}
+    read_pyarrow = READERS_BY_NAME["pyarrow"].setup(threads)
+    readers: dict[str, Callable[[], object]] = {"pyarrow": lambda: read_pyarrow(path)}
     for mib in BLOCK_SIZES_MIB:
         size = {} if mib is None else {"block_size": mib * MIB}
         readers[f"ndp block_size={mib or 'unset'}"] = \
@@ -44,10 +44,10 @@ def readers_for(path: Path, threads: int) -> dict[str, Callable[[], object]]:
     return readers
 
 
-def best_seconds(readers: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+def interleaved_best(readers: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
     """The best of ``repeat`` interleaved rounds per reader, after a warm-up read each.
 
-    >>> best_seconds({"noop": lambda: None}, 2)["noop"] >= 0
+    >>> interleaved_best({"noop": lambda: None}, 2)["noop"] >= 0
     True
     """
     for read in readers.values():
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind in args.datasets.split(","):
         path = datasets.make(kind, datasets.default_path(kind))
         warm_page_cache(path)
-        best = best_seconds(readers_for(path, args.threads), args.repeat)
+        best = interleaved_best(readers_for(path, args.threads), args.repeat)
         size = path.stat().st_size
         results[kind] = {"path": path.name, "bytes": size, "best_s": best}
         print(f"== {path.name} ({size / 1e6:.0f} MB), {args.threads} threads, best of {args.repeat}")

@@ -99,9 +99,10 @@ class SpanDelivery:
     def _hand_over(self, columns: Optional[set[int]] = None) -> None:
         """Gives the batch gathered so far (of ``columns`` only, when given) to the
         copying thread; a batch that failed there is raised here, ending the read."""
-        for future in self.handed:
-            if future.done() and future.exception() is not None:
-                raise future.exception()
+        failed = next((f for f in self.handed if f.done() and f.exception() is not None), None)
+        if failed is not None:
+            raise failed.exception()
+        self.handed = [f for f in self.handed if not f.done()]  # copied: nothing left to wait for
         batch = {j: chunks for j, chunks in self.pending.items()
                  if chunks and self.types.get(j) is not None and (columns is None or j in columns)}
         self.pending.clear()
