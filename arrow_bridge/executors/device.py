@@ -319,7 +319,9 @@ class DeviceExecutor:
         """The span as the timing model sees it: the parse's modeled counters and the span stages' work."""
         first_page, n_pages = self._pages(result.span.offset, result.parsed)
         counters = {**READER_COUNTERS.modeled_values(result.counters), **stage_work(result, self.read)}
-        return TaskWork(index, first_page, max(1, n_pages), result.parsed, sent_bytes(result), counters,
+        # A task reads at least a page; the empty span that ends a file of whole blocks reads none.
+        pages = max(1, n_pages) if result.parsed else 0
+        return TaskWork(index, first_page, pages, result.parsed, sent_bytes(result), counters,
                         result.side, dict(result.faults), result.seconds,
                         self.offloadable(result.span.offset, result.parsed))
 

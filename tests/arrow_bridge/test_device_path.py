@@ -447,3 +447,16 @@ def test_the_host_reads_only_the_cuts_of_spans_the_device_parses(tmp_path, monke
             assert_tables_identical(table, host)
             host_bytes = sum(n if isinstance(n, int) else len(n) for n in read)
             assert 0 < host_bytes <= most[split], (split, host_bytes, size)
+
+
+def test_a_file_of_whole_blocks_reads_no_host_page(devices, tmp_path):
+    # 128 bytes in 64-byte blocks: the cutter ends with an empty span at EOF, which the device
+    # declines and the host "parses"; it reads no page and the Report must not count one
+    path = tmp_path / "blocks.csv"
+    path.write_bytes(b"a,b\n" + b"".join(b"%03d,%03d\n" % (k, k) for k in range(15)) + b"9,9\n")
+    assert path.stat().st_size == 128
+    with collect() as runs:
+        table = arrow_bridge.read_csv(path, device=_device(devices, "modern-gen4", 0), split="static:1",
+                                      block_size=64)
+    assert table.equals(arrow_bridge.read_csv(path, block_size=64))
+    assert runs.total.pages["device"] > 0 and runs.total.pages["host"] == 0, runs.total.pages
