@@ -65,13 +65,17 @@ class Node:
         self.consumers = {k: [] for k in self.program.outputs}
 
     def __getattr__(self, name: str) -> PortRef:
-        program = self.__dict__.get("program")
-        if program is not None and name in program.inputs:
-            return PortRef(self, name, True)
-        if program is not None and name in program.outputs:
-            return PortRef(self, name, False)
-        ports = [*program.inputs, *program.outputs] if program is not None else []
-        raise AttributeError(f"{self.__dict__.get('name', 'node')!r} has no port {name!r}; its ports: {ports}")
+        if "program" not in self.__dict__:  # not set up yet (copy and pickle probe before __init__)
+            raise AttributeError(name)
+        return self.port(name)
+
+    def port(self, name: str) -> PortRef:
+        """The port ``name``, also where it shares a name with a node attribute
+        (``node.name`` is the node's name; ``node.port("name")`` a port called so)."""
+        program = self.program
+        if name in program.inputs or name in program.outputs:
+            return PortRef(self, name, name in program.inputs)
+        raise AttributeError(f"{self.name!r} has no port {name!r}; its ports: {[*program.inputs, *program.outputs]}")
 
     def __repr__(self) -> str:
         return f"<{self.name}: {self.program.name} on the {self.side}>"

@@ -66,6 +66,7 @@ DEFAULT_BUDGET = 1 << 32
 # AppCall.args words: the runtime's, then one (offset, bytes) pair per input, then the user's.
 _AT_END, _BUDGET, _FIRST_INPUT = 0, 1, 2
 _FUEL_BYTES = 8  # the fuel counter sits first in the instance state
+_FIELDS_PER_TUPLE = 16
 
 
 class SSDletError(RuntimeError):
@@ -139,7 +140,11 @@ class SSDlet:
         lines += [f"    v{i}.offsets[0] = 0" for i in string_outputs]
         fields = [f"v{i}" for i in range(len(views))]
         fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))] + [f"words[{_AT_END}] != 0"]
-        lines += ["    try:", f"        wrote = kernel(Ports({', '.join(fields)}), fuel)", "    except Exception:",
+        # A call or tuple display of more than ~30 items compiles to a list turned into a tuple,
+        # which Numba does not take: the fields go in as a sum of short tuples, unpacked.
+        chunks = [f"({', '.join(fields[k:k + _FIELDS_PER_TUPLE])},)" for k in range(0, len(fields), _FIELDS_PER_TUPLE)]
+        lines += [f"    fields = {' + '.join(chunks)}"]
+        lines += ["    try:", "        wrote = kernel(Ports(*fields), fuel)", "    except Exception:",
                   "        return OUT_OF_BUDGET if fuel[0] < 0 else TRAPPED"]
         k = 0
         for j, out in enumerate(self.outputs.values()):

@@ -133,3 +133,13 @@ def scribbles_on_its_input(p):
         p.y[i] = p.x[i]
         p.x[i] = -1
     return p.x.size
+
+
+@ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()}, work={f"w{k}": 1.0 for k in range(40)})
+def many_counters(p):
+    """42 fields in ``p``: more than a Python call or tuple display takes without a list."""
+    for i in range(p.x.size):
+        p.y[i] = p.x[i]
+    p.w0[0] += p.x.size
+    p.w39[0] += 1
+    return p.x.size

@@ -8,7 +8,8 @@ import pytest
 from ndp_core.ssdlets import Application, GraphError, SSDletError
 
 from ndp_core.ssdlets.examples import keep_above, total
-from ssdlet_programs import claims_too_much, never_ends, pipeline, scale, scribbles_on_its_input, writes_too_far
+from ssdlet_programs import (claims_too_much, many_counters, never_ends, pipeline, scale, scribbles_on_its_input,
+                             writes_too_far)
 
 NUMBERS = np.random.default_rng(7).integers(0, 10**12, 20_000)
 
@@ -145,6 +146,16 @@ def test_a_misbehaving_program_is_stopped_with_a_clear_error(ssd, numbers_file, 
     # the engine keeps running other programs
     result = pipeline(ssd, numbers_file, ("device", "device", "device"))
     assert result["total.count"].to_pylist() == [int((NUMBERS > 5 * 10**11).sum())]
+
+
+def test_a_program_with_many_ports_and_counters_compiles_and_runs(ssd):
+    app = Application(ssd, packet_rows=100)
+    node = app.add(many_counters, on="device")
+    app.feed(node.x, pa.array(NUMBERS[:250]))
+    app.collect(node.y)
+    result = app.run()
+    assert result["many_counters.y"].to_pylist() == NUMBERS[:250].tolist()
+    assert result.work[0].counters["w0"] == 250 and result.work[0].counters["w39"] == 4  # 3 packets + the last call
 
 
 def test_instances_of_one_program_keep_their_own_state(ssd):
