@@ -1,0 +1,151 @@
+"""The reader's CSV app as SSDlets: pages -> typed columns (the reader's own kernels and
+rules), then a DNF row filter; the same Table as arrow_bridge.read_csv (with filters=),
+whichever side runs each program and however the file is cut into packets."""
+import datetime
+import itertools
+import random
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pytest
+
+import arrow_bridge
+from arrow_bridge.csv_ssdlets import MAX_RECORD_BYTES, connect_columns, csv_parser, row_filter
+from arrow_bridge.filters import FilterError
+from device_emulator import ComputationalSSD
+from ndp_core.ssdlets import Application, SSDletError
+
+SIDES = list(itertools.product(["device", "host"], repeat=2))
+FILTERS = [[("id", ">", 100), ("day", "<=", datetime.date(2020, 1, 10)), ("note", "contains", "a")],
+           [("price", "is null"), ("id", "in", [7, 14, 21, 10**12])],
+           [("note", "starts with", "two"), ("when", ">=", datetime.datetime(2021, 6, 1, 12))],
+           [("name", "not in", ["n1", "n2", None]), ("price", "<", -2.5), ("count", "!=", 3)]]
+
+
+@pytest.fixture(scope="module")
+def ssd():
+    with ComputationalSSD("modern-gen4", workers=2) as device:
+        yield device
+
+
+@pytest.fixture(scope="module")
+def messy_csv(tmp_path_factory):
+    """Every port type, nulls in each, quoted fields with line feeds, delimiters and doubled
+    quotes, CRLF and LF, records longer than a page, no line end at the end."""
+    rng = random.Random(7)
+    rows = []
+    for i in range(4000):
+        note = rng.choice(["plain", '"a, b"', '"two\nlines"', '"say ""hi"""', '"' + "y" * rng.randrange(9000) + '"'])
+        price = rng.choice(["", "NA", f"{rng.uniform(-1e6, 1e6):.6g}", f"{rng.uniform(-9, 9):.17e}"])
+        name = rng.choice(["n1", "n2", "", f"name {i}", "ünï"])
+        day = "" if i % 13 == 3 else f"2020-01-{1 + i % 28:02d}"
+        when = f"2021-{1 + i % 12:02d}-0{1 + i % 9} {i % 24:02d}:{i % 60:02d}:05"
+        count = rng.choice(["", str(rng.randrange(-5, 5)), str(rng.randrange(-2**40, 2**40))])
+        rows.append(f"{i},{note},{price},{name},{day},{when},{count}" + rng.choice(["\n", "\r\n"]))
+    path = tmp_path_factory.mktemp("csv") / "messy.csv"
+    path.write_text("id,note,price,name,day,when,count\n" + "".join(rows).rstrip("\r\n"), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def parse(messy_csv):
+    return csv_parser(messy_csv)
+
+
+@pytest.fixture(scope="module")
+def keep(messy_csv):
+    """FILTERS as an SSDlet (compiled once: every placement runs the same program)."""
+    return row_filter(FILTERS, arrow_bridge.read_csv(messy_csv).schema)
+
+
+def _run(ssd, path, parse, sides, pages_per_packet, filter_program=None):
+    app = Application(ssd, pages_per_packet=pages_per_packet, queue_depth=2)
+    node = app.add(parse, on=sides[0])
+    app.scan(node.pages, path)
+    last = node
+    if filter_program is not None:
+        last = app.add(filter_program, on=sides[1])
+        connect_columns(app, node, last)
+    for port in last.program.columns:
+        app.collect(last.port(port))
+    return last.program.table(app.run(), last)
+
+
+def test_the_parser_takes_the_readers_types_and_names(messy_csv, parse):
+    assert parse.columns == {name: name for name in ("id", "note", "price", "name", "day", "when", "count")}
+    assert [parse.outputs[port].type.arrow for port in parse.columns] == arrow_bridge.read_csv(messy_csv).schema.types
+
+
+@pytest.mark.parametrize("side", ["device", "host"])
+@pytest.mark.parametrize("pages_per_packet", [1, 64])
+def test_the_parser_gives_read_csvs_table(ssd, messy_csv, parse, side, pages_per_packet):
+    table = _run(ssd, messy_csv, parse, (side, None), pages_per_packet)
+    expected = arrow_bridge.read_csv(messy_csv)
+    assert table.equals(expected)
+    assert table.equals(pacsv.read_csv(messy_csv))  # the referee agrees too
+    assert table["price"].null_count > 0 and table["day"].null_count > 0
+
+
+@pytest.mark.parametrize("sides", SIDES)
+def test_the_filter_keeps_what_read_csv_filters_keep(ssd, messy_csv, parse, keep, sides):
+    table = _run(ssd, messy_csv, parse, sides, 16, keep)
+    expected = arrow_bridge.read_csv(messy_csv, filters=FILTERS)
+    assert 0 < expected.num_rows < 4000
+    assert table.equals(expected)
+    assert table.equals(pacsv.read_csv(messy_csv).filter(arrow_bridge.filters.RowFilter(FILTERS).expression))
+
+
+def test_a_value_past_the_first_blocks_type_stops_the_run(ssd, tmp_path):
+    path = tmp_path / "widens.csv"
+    path.write_text("n\n" + "1\n" * 5000 + "1.5\n")
+    program = csv_parser(path, block_size=4096)  # the first block says int64
+    assert program.outputs["n"].type.arrow == pa.int64()
+    with pytest.raises(SSDletError, match="csv_parser"):
+        _run(ssd, path, program, ("host", None), 4)
+    widened = csv_parser(path, dtype={"n": "float64"})  # as the reader would, given the type
+    assert _run(ssd, path, widened, ("device", None), 4).equals(arrow_bridge.read_csv(path))
+
+
+def test_a_record_longer_than_the_carry_stops_the_run(ssd, tmp_path):
+    path = tmp_path / "long.csv"
+    path.write_text("s\n" + "x" * (MAX_RECORD_BYTES + 40_000) + "\nshort\n")
+    with pytest.raises(SSDletError):
+        _run(ssd, path, csv_parser(pa.schema({"s": pa.string()})), ("device", None), 1)
+
+
+def test_options_that_choose_rows_or_columns_are_refused(messy_csv):
+    for options in ({"usecols": ["id"]}, {"nrows": 5}, {"skiprows": 2}, {"on_bad_lines": "skip"}):
+        with pytest.raises(ValueError, match="csv_parser does not take"):
+            csv_parser(messy_csv, **options)
+    with pytest.raises(TypeError, match="'b' is bool"):
+        csv_parser(pa.schema({"b": pa.bool_()}))
+
+
+def test_the_parser_follows_the_dialect_and_null_spellings(ssd, tmp_path):
+    path = tmp_path / "semi.csv"
+    path.write_text("a;b\n1;'x;y'\n-;'z'\n3;''\n")
+    options = {"sep": ";", "quotechar": "'", "na_values": ["-"], "keep_default_na": False}
+    table = _run(ssd, path, csv_parser(path, **options), ("device", None), 1)
+    assert table.equals(arrow_bridge.read_csv(path, **options))
+    assert table.to_pydict() == {"a": [1, None, 3], "b": ["x;y", "z", ""]}
+
+
+def test_filters_it_cannot_compile_say_why():
+    schema = pa.schema({"n": pa.int64(), "d": pa.date32(), "s": pa.string()})
+    with pytest.raises(FilterError, match="not an Expression"):
+        row_filter(pc.field("n") > 1, schema)
+    with pytest.raises(FilterError, match="'d' is date32"):
+        row_filter([("d", "<", "2020-01-01")], schema)
+    with pytest.raises(FilterError, match="for string columns"):
+        row_filter([("n", "starts with", "1")], schema)
+    with pytest.raises(FilterError, match="does not have"):
+        row_filter([("x", "=", 1)], schema)
+
+
+def test_a_column_named_like_a_node_attribute_is_still_a_port(ssd, tmp_path):
+    path = tmp_path / "names.csv"
+    path.write_text("name,side,my col\nx,1,2\n")
+    program = csv_parser(path)
+    assert program.columns == {"name": "name", "side": "side", "column_2": "my col"}
+    assert _run(ssd, path, program, ("host", None), 1).equals(arrow_bridge.read_csv(path))
