@@ -40,11 +40,15 @@ SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..
 """
 from __future__ import annotations
 
+import copy
 import datetime
 import itertools
 import keyword
 import linecache
 import math
+import os
+import tempfile
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -60,9 +64,11 @@ from arrow_bridge.kernels.tokenizer import tokenize
 from arrow_bridge.options import CsvOptions, resolve_options
 from ndp_core.ssdlets import Nullable, Out, SSDlet, PAGES
 from ndp_core.ssdlets.application import RunResult
+from ndp_core.ssdlets.examples import QUOTED, next_field_state
 from ndp_core.ssdlets.graph import Node
 
-__all__ = ["CsvProgram", "csv_parser", "row_filter", "connect_columns", "parse_prices", "MAX_RECORD_BYTES"]
+__all__ = ["CsvProgram", "csv_parser", "row_filter", "connect_columns", "records_containing", "prefilter_keys",
+           "scan_filter", "ScanDecision", "parse_prices", "MAX_RECORD_BYTES"]
 
 #: The longest record :func:`csv_parser` carries from one packet to the next.
 MAX_RECORD_BYTES = 1 << 16
@@ -95,12 +101,14 @@ class CsvProgram(SSDlet):
         """The columns it sends, named as in the file (what :func:`row_filter` takes)."""
         return pa.schema([(name, self.outputs[port].type.arrow) for port, name in self.columns.items()])
 
-    def table(self, result: RunResult, node: Node) -> pa.Table:
-        """The columns ``node`` (an instance of this program) sent to the host, named as in the file."""
-        return pa.table({name: result[f"{node.name}.{port}"] for port, name in self.columns.items()})
+    def table(self, result: RunResult, node: Union[Node, str]) -> pa.Table:
+        """The columns ``node`` (an instance of this program, or its name) sent to the host, named as in the file."""
+        name = node if isinstance(node, str) else node.name
+        return pa.table({column: result[f"{name}.{port}"] for port, column in self.columns.items()})
 
 
-def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, **options: Any) -> CsvProgram:
+def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, records: bool = False,
+               **options: Any) -> CsvProgram:
     """The reader's parse as an SSDlet: ``pages`` in, one ``Nullable`` port per column out.
 
     ``source`` is a file (its first block gives the types, as :func:`arrow_bridge.open_csv`
@@ -109,7 +117,9 @@ def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, **opti
     ``na_values``, ``true_values``, ``dtype``, ``decimal``, ``semantics``, ...); options
     that choose rows or columns (``usecols``, ``skiprows``, ``nrows``, ``on_bad_lines``)
     are refused: a graph chooses with further SSDlets. ``device``'s profile prices the work
-    counters (default: the profiles' reader table).
+    counters (default: the profiles' reader table). ``records=True`` makes the input a
+    ``records`` port of whole records with their line ends and no header, as
+    :func:`records_containing` sends them, instead of file pages.
 
     A record longer than :data:`MAX_RECORD_BYTES` that a packet boundary cuts, a record
     with another field count, an unterminated quote or a value its port's type does not
@@ -121,22 +131,31 @@ def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, **opti
     """
     opts = _parse_options(options)
     schema = source if isinstance(source, pa.Schema) else _first_block_schema(source, options)
+    key = ("parse", schema, _settings(options), records)
+    return _compiled_once(key, lambda: _parse_program(schema, opts, records), parse_prices(device))
+
+
+def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvProgram:
     ports = _port_names(schema.names)
     for port, field in zip(ports, schema):
         _check_column_type(field)
     rules, dialect = ValueRules.from_options(opts), Dialect.from_options(opts)
     namespace = _kernel_namespace(rules, dialect)
-    namespace["HEADER"] = 1 if opts.header and opts.column_names is None else 0
+    namespace["HEADER"] = 1 if opts.header and opts.column_names is None and not records else 0
     body = "".join(_convert_lines(k, port, field.type, rules) for k, (port, field) in enumerate(zip(ports, schema)))
     work = "".join(f"    p.csv_{name}[0] += counters[{READER_COUNTERS.slot(name)}]\n" for name in READER_COUNTERS.modeled)
-    source_text = _PARSE_TEMPLATE.format(ncols=len(schema), convert=body, work=work, returns=", ".join(["rows"] * len(ports)))
+    text = "p.records.data[:p.records.offsets[p.records.offsets.size - 1]]" if records else "p.pages"
+    source_text = _PARSE_TEMPLATE.format(ncols=len(schema), text=text, convert=body, work=work,
+                                         returns=", ".join(["rows"] * len(ports)))
     func = _compiled_function("csv_parser", source_text, namespace)
-    program = CsvProgram(func, inputs={"pages": PAGES},
-                         outputs={p: Out(Nullable(f.type), extra_rows=MAX_RECORD_BYTES,
+    # Rows a call may send: one per input byte (pages) or record, plus what the carry holds.
+    carried = 1 if records else MAX_RECORD_BYTES
+    program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},
+                         outputs={p: Out(Nullable(f.type), extra_rows=carried,
                                          **({"extra_bytes": MAX_RECORD_BYTES} if _is_string(f.type) else {}))
                                   for p, f in zip(ports, schema)},
                          args={}, state={"carry": _CARRY, "headers_skipped": pa.int64()},
-                         work=parse_prices(device), budget=1 << 40)
+                         work=parse_prices(None), budget=1 << 40)
     program.columns = dict(zip(ports, schema.names))
     return program
 
@@ -164,6 +183,13 @@ def row_filter(filters: Filters, schema: pa.Schema) -> CsvProgram:
     if parsed.groups is None:
         raise FilterError("row_filter takes a DNF list of (column, op, value) terms, not an Expression")
     parsed.columns_of(schema.names)
+    program = _compiled_once(("filter", repr(parsed.groups), schema), lambda: _filter_program(parsed, schema),
+                             _FILTER_PRICES)
+    program.inputs_by_column = dict(zip(schema.names, _port_names(schema.names)))
+    return program
+
+
+def _filter_program(parsed: RowFilter, schema: pa.Schema) -> CsvProgram:
     ports = dict(zip(schema.names, _port_names(schema.names)))
     for field in schema:
         _check_column_type(field)
@@ -182,11 +208,262 @@ def row_filter(filters: Filters, schema: pa.Schema) -> CsvProgram:
     func = _compiled_function("row_filter", source_text, namespace)
     program = CsvProgram(func, inputs={port: Nullable(schema.field(name).type) for name, port in ports.items()},
                          outputs={out: Nullable(schema.field(name).type) for (name, _), out in zip(ports.items(), outputs)},
-                         args={}, state={}, work={"filter_tests": (3.0, 1.5), "values_kept": (4.0, 2.0)},
-                         budget=1 << 40)
+                         args={}, state={}, work=_FILTER_PRICES, budget=1 << 40)
     program.columns = {out: name for name, out in zip(ports, outputs)}
-    program.inputs_by_column = dict(ports)
     return program
+
+
+#: Cycles per value tested and per value kept, (device core, host): as the reader's span stages' prices.
+_FILTER_PRICES = {"filter_tests": (3.0, 1.5), "values_kept": (4.0, 2.0)}
+
+
+def records_containing(keys: Sequence[str], *, device: Any = None, header: bool = True, **options: Any) -> SSDlet:
+    """Biscuit's pattern matcher as an SSDlet: file pages in, the records holding
+    one of ``keys`` out (``records``, one value per record, line end kept), for
+    :func:`csv_parser` with ``records=True``.
+
+    Record ends follow the dialect's quoting (a line feed in a quoted field stays
+    in its record); the first record is dropped when ``header``. Its work counts
+    ``bytes_searched`` (a profile with a scan pipeline, ``biscuit-pm``'s
+    per-channel matcher, charges it there), ``lines_matched`` and
+    ``bytes_emitted``, at ``device``'s profile's prices (default ``biscuit-pm``'s).
+    Pair it with :func:`prefilter_keys`, which says which keys a filter allows.
+
+    >>> records_containing(["1995-01-17"])
+    SSDlet records_containing(pages: pages) -> (records: binary); state carry: ...; work bytes_searched, ...
+    """
+    opts = _parse_options(options)
+    if opts.escape_char is not None:
+        raise ValueError("records_containing follows quotes, not an escape character")
+    encoded = [key.encode() for key in keys]
+    if not encoded or not all(encoded):
+        raise ValueError("records_containing needs at least one key, none of them empty")
+    return _compiled_once(("match", tuple(encoded), header, _settings(options)),
+                          lambda: _match_program(encoded, header, opts), _match_prices(device))
+
+
+def _match_program(encoded: list[bytes], header: bool, opts: CsvOptions) -> SSDlet:
+    namespace = _kernel_namespace(None, None)
+    namespace.update(KEY_DATA=np.frombuffer(b"".join(encoded), np.uint8).copy(),
+                     KEY_OFFSETS=np.cumsum([0] + [len(k) for k in encoded]).astype(np.int64),
+                     HEADER=int(header), DELIMITER=ord(opts.delimiter),
+                     QUOTE=ord(opts.quote_char) if opts.quote_char else -1,
+                     next_field_state=next_field_state, QUOTED=QUOTED)
+    func = _compiled_function("records_containing", _MATCH_TEMPLATE, namespace)
+    return SSDlet(func, inputs={"pages": PAGES},
+                  outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
+                  args={}, state={"carry": _MATCH_CARRY}, work=_match_prices(None), budget=1 << 40)
+
+
+def _match_prices(device: Any) -> dict[str, tuple[float, float]]:
+    """The matcher's counters at ``device``'s profile's prices (default ``biscuit-pm``'s)."""
+    profile = getattr(device, "profile", None)
+    if profile is None:
+        from device_emulator import load_profile
+
+        profile = load_profile("biscuit-pm")
+    return {name: _profile_price(profile, name) for name in ("bytes_searched", "lines_matched", "bytes_emitted")}
+
+
+def prefilter_keys(filters: Filters, schema: pa.Schema, *, quote_char: Optional[str] = '"',
+                   escape_char: Optional[str] = None) -> Optional[list[str]]:
+    """The texts a record must hold for ``filters`` to keep it, or None when there are none.
+
+    Each AND-group needs an equality (``=``, ``in``) on a date32 column (its values
+    are written ``YYYY-MM-DD``, the only spelling the reader reads as a date) or
+    a string column (a value without the quote or escape character is written as
+    it is, quoted or not); the keys are those values. A group without one, or
+    with a null in its ``in``, could keep a record holding no key: then None, and
+    the whole file must be parsed.
+
+    >>> import datetime
+    >>> schema = pa.schema({"d": pa.date32(), "n": pa.int64()})
+    >>> prefilter_keys([("d", "=", datetime.date(1995, 1, 17)), ("n", ">", 3)], schema)
+    ['1995-01-17']
+    >>> prefilter_keys([[("d", "=", datetime.date(1995, 1, 17))], [("n", "=", 3)]], schema) is None
+    True
+    """
+    parsed = RowFilter(filters)
+    if parsed.groups is None:
+        return None
+    keys: list[str] = []
+    for group in parsed.groups:
+        found = next((texts for texts in (_key_texts(p, schema, quote_char, escape_char) for p in group)
+                      if texts is not None), None)
+        if found is None:
+            return None
+        keys += [k for k in found if k not in keys]
+    return keys
+
+
+def _key_texts(predicate: Predicate, schema: pa.Schema, quote: Optional[str], escape: Optional[str]) -> Optional[list]:
+    if predicate.op not in ("=", "==", "in") or predicate.column not in schema.names:
+        return None
+    values = predicate.value if predicate.op == "in" else [predicate.value]
+    type_ = schema.field(predicate.column).type
+    if type_ == pa.date32() and all(isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
+                                    for v in values):
+        return [v.isoformat() for v in values]
+    special = {c for c in (quote, escape) if c}
+    if _is_string(type_) and all(isinstance(v, str) and v and not special & set(v) for v in values):
+        return list(values)
+    return None
+
+
+_MATCH_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64), ("state", np.int64),
+                         ("seen", np.int64)])
+
+_MATCH_TEMPLATE = '''
+def records_containing(p):
+    c = p.carry[0]
+    n = 0
+    for i in range(p.pages.size + 1):
+        if i < p.pages.size:
+            b = p.pages[i]
+            c["bytes"][c["n"]] = b
+            c["n"] += 1
+            ends = b == 10 and c["state"] != QUOTED
+            c["state"] = next_field_state(c["state"], b, DELIMITER, QUOTE)
+        else:
+            ends = p.at_end and c["n"] > 0
+        if ends:
+            c["seen"] += 1
+            if c["seen"] > HEADER and any_key(c["bytes"], 0, c["n"], KEY_DATA, KEY_OFFSETS):
+                at = p.records.offsets[n]
+                p.records.data[at:at + c["n"]] = c["bytes"][:c["n"]]
+                p.records.offsets[n + 1] = at + c["n"]
+                n += 1
+                p.bytes_emitted[0] += c["n"]
+            c["n"] = 0
+    p.bytes_searched[0] += p.pages.size
+    p.lines_matched[0] += n
+    return n
+'''
+
+
+@njit(nogil=True, cache=True)
+def any_key(data, a, b, keys, offsets):
+    """Whether ``data[a:b]`` holds one of the strings ``keys[offsets[k]:offsets[k + 1]]``."""
+    for k in range(offsets.size - 1):
+        if contains(data, a, b, keys[offsets[k]:offsets[k + 1]]):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class ScanDecision:
+    """How :func:`scan_filter` ran a query: whether the matcher prefiltered the
+    records, and the sampled estimate it chose by (modeled seconds of both graphs
+    on the same sample of the file)."""
+
+    keys: Optional[tuple[str, ...]]  # what records_containing looks for; None: the filter allows no prefilter
+    sample_bytes: int
+    selectivity: float  # of the sampled records, the fraction the matcher sends on
+    parse_all_s: float  # modeled seconds on the sample: the host parses every record
+    prefilter_s: float  # ... the device's matcher sends the records holding a key (inf without keys)
+
+    @property
+    def prefilter(self) -> bool:
+        return self.prefilter_s < self.parse_all_s
+
+
+def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples: int = 8, plan: str = "sampled",
+                **options: Any) -> tuple[pa.Table, RunResult, ScanDecision]:
+    """Biscuit's filtered scan: ``read_csv(path, filters=...)``'s Table, from an SSDlet graph on ``device``.
+
+    When :func:`prefilter_keys` finds keys, both plans run on a sample of the
+    file (``samples`` record ranges spread over it; real kernels, modeled
+    time): the host parsing every record, and the device's
+    :func:`records_containing` sending only records holding a key to the host
+    parse. The faster, in modeled time, then reads the whole file: Biscuit
+    samples pages to estimate selectivity and offloads a filter only where it
+    pays. Parse and filter run on the host (as MariaDB's did on Biscuit's).
+    ``plan="prefilter"`` or ``"parse_all"`` runs that plan whatever the sample says.
+    Returns the Table, the run's :class:`~ndp_core.ssdlets.RunResult` (work
+    and modeled time) and the :class:`ScanDecision`.
+    """
+    if plan not in ("sampled", "prefilter", "parse_all"):
+        raise ValueError(f"plan must be 'sampled', 'prefilter' or 'parse_all', got {plan!r}")
+    opts = _parse_options(options)
+    parse = csv_parser(path, device=device, **options)
+    keep = row_filter(filters, parse.schema)
+    keys = prefilter_keys(filters, parse.schema, quote_char=opts.quote_char, escape_char=opts.escape_char)
+    matcher = parse_records = None
+    if keys is not None and opts.escape_char is None:
+        header = opts.header and opts.column_names is None
+        matcher = records_containing(keys, device=device, header=header, **options)
+        parse_records = csv_parser(parse.schema, device=device, records=True, **options)
+    elif plan == "prefilter":
+        raise ValueError(f"filters {filters!r} name no key a record must hold (see prefilter_keys)")
+    with tempfile.TemporaryDirectory() as folder:
+        sample = _sample_file(path, os.path.join(folder, "sample.csv"), samples, opts)
+        everything = _filter_graph(device, sample, parse, keep)
+        timings = {"parse_all_s": everything.model.makespan_s, "prefilter_s": math.inf, "selectivity": 1.0}
+        if matcher is not None:
+            matched = _filter_graph(device, sample, parse_records, keep, matcher)
+            sent, read = matched.work[0].counters["lines_matched"], everything.work[0].counters["csv_rows"]
+            timings.update(prefilter_s=matched.model.makespan_s, selectivity=sent / max(read, 1))
+        decision = ScanDecision(tuple(keys) if keys is not None else None, os.path.getsize(sample), **timings)
+    prefilter = decision.prefilter if plan == "sampled" else plan == "prefilter"
+    result = _filter_graph(device, path, parse_records, keep, matcher) if prefilter else \
+        _filter_graph(device, path, parse, keep)
+    return keep.table(result, "row_filter"), result, decision
+
+
+#: Programs compiled in this process, by what they were made from: compiling one takes
+#: seconds (about 3 s, and 0.5 s a column, here), so each schema, filter and key set
+#: compiles once; prices are the model's, not the code's, so each caller gets its own copy.
+_PROGRAMS: dict[tuple, SSDlet] = {}
+
+
+def _compiled_once(key: tuple, build: Any, prices: dict[str, tuple[float, float]]) -> Any:
+    """The program ``build()`` makes, compiled once for ``key``; a copy at ``prices``."""
+    if key not in _PROGRAMS:
+        program = build()
+        program.app  # noqa: B018 - compiled now: the copies share the compiled app
+        _PROGRAMS[key] = program
+    priced = copy.copy(_PROGRAMS[key])
+    priced.work = {name: prices[name] for name in priced.work}
+    return priced
+
+
+def _filter_graph(device: Any, path: Any, parse: CsvProgram, keep: CsvProgram,
+                  matcher: Optional[SSDlet] = None) -> RunResult:
+    """scan -> [records_containing on the device ->] parse -> filter on the host, run."""
+    from ndp_core.ssdlets import Application
+
+    app = Application(device, pages_per_packet=64)
+    if matcher is None:
+        first = parsed = app.add(parse, on="host")
+    else:
+        first, parsed = app.add(matcher, on="device"), app.add(parse, on="host")
+        app.connect(first.records, parsed.records)
+    app.scan(first.pages, path)
+    kept = app.add(keep, on="host", name="row_filter")
+    connect_columns(app, parsed, kept)
+    for port in keep.columns:
+        app.collect(kept.port(port))
+    return app.run()
+
+
+def _sample_file(path: Any, sample: str, samples: int, opts: CsvOptions) -> str:
+    """A file of ``path``'s header and ``samples`` record ranges spread over its data."""
+    from arrow_bridge.preamble import read_preamble
+    from arrow_bridge.ranges import record_ranges
+    from arrow_bridge.source import open_source
+
+    size = os.path.getsize(path)
+    with open_source(os.fspath(path)) as source:
+        start = read_preamble(source, opts).data_offset
+    parts = max(4 * samples, (size - start) // (1 << 19))  # ranges of about 512 KiB
+    ranges = [r for r in record_ranges(path, start, size, max(1, (size - start) // parts), opts) if r[1] > r[0]]
+    chosen = ranges[::max(1, len(ranges) // samples)][:samples]
+    with open(path, "rb") as src, open(sample, "wb") as out:
+        out.write(src.read(start))
+        for a, b in chosen:
+            src.seek(a)
+            out.write(src.read(b - a))
+    return sample
 
 
 def connect_columns(app: Any, upstream: Node, downstream: Node) -> None:
@@ -200,13 +477,14 @@ def connect_columns(app: Any, upstream: Node, downstream: Node) -> None:
 # ---- the parse ----------------------------------------------------------------------------------
 _PARSE_TEMPLATE = '''
 def csv_parser(p):
+    text = {text}
     c = p.carry[0]
     kept = c["n"]
-    size = kept + p.pages.size
+    size = kept + text.size
     buf = np.empty(max(size, 1), np.uint8)
     for i in range(kept):
         buf[i] = c["bytes"][i]
-    buf[kept:size] = p.pages
+    buf[kept:size] = text
     counters = np.zeros(N_COUNTERS, np.int64)
     start = 0
     if p.headers_skipped[0] < HEADER:
@@ -286,6 +564,11 @@ def _parse_options(options: Mapping[str, Any]) -> CsvOptions:
     return opts
 
 
+def _settings(options: Mapping[str, Any]) -> str:
+    """Options as a key for :data:`_PROGRAMS` (their values are plain data and Arrow types)."""
+    return repr(sorted(options.items(), key=lambda item: item[0]))
+
+
 def _first_block_schema(source: Any, options: Mapping[str, Any]) -> pa.Schema:
     from arrow_bridge.api import open_csv
 
@@ -312,7 +595,7 @@ def _port_names(names: Sequence[str]) -> list[str]:
     >>> _port_names(["a", "my col", "at_end", "csv_rows"])
     ['a', 'column_1', 'column_2', 'column_3']
     """
-    reserved = {"pages", "carry", "headers_skipped", "at_end"}
+    reserved = {"pages", "records", "carry", "headers_skipped", "at_end"}
     ports: list[str] = []
     for k, name in enumerate(names):
         plain = name.isidentifier() and not keyword.iskeyword(name) and not name.startswith(("_", "csv_", "kept_"))
@@ -335,10 +618,14 @@ def parse_prices(device: Any) -> dict[str, tuple[float, float]]:
     prices = {}
     for name in READER_COUNTERS.modeled:
         if profile is not None:
-            prices[f"csv_{name}"] = (float(profile[f"cores.cycles.{name}"]), float(profile[f"host.cycles.{name}"]))
+            prices[f"csv_{name}"] = _profile_price(profile, name)
         else:
             prices[f"csv_{name}"] = (2 * _READER_TABLE[name], _READER_TABLE[name])
     return prices
+
+
+def _profile_price(profile: Any, counter: str) -> tuple[float, float]:
+    return float(profile[f"cores.cycles.{counter}"]), float(profile[f"host.cycles.{counter}"])
 
 
 @njit(nogil=True, cache=True)
@@ -360,7 +647,7 @@ def _kernel_namespace(rules: Optional[ValueRules], dialect: Optional[Dialect]) -
         convert_strings=column_kernels.convert_strings, valid_bytes=valid_bytes, N_COUNTERS=N_COUNTERS, OK=OK,
         NEEDS_MORE=NEEDS_MORE, OUT_OF_SPACE=OUT_OF_SPACE, MAX_RECORD_BYTES=MAX_RECORD_BYTES,
         compare_bytes=compare_bytes, any_equal=any_equal, in_sorted=in_sorted, starts_with=starts_with,
-        ends_with=ends_with, contains=contains)
+        ends_with=ends_with, contains=contains, any_key=any_key)
     if dialect is not None:
         namespace.update(DELIMITER=np.int64(dialect.delimiter), SPECIAL=dialect.special, QUOTE=np.int64(dialect.quote),
                          ESCAPE=np.int64(dialect.escape), DOUBLE_QUOTE=bool(dialect.double_quote))

@@ -1,4 +1,5 @@
-"""The reader's CSV app as SSDlets: TPC-H Q6's filter on lineitem as a graph (parse -> filter).
+"""The reader's CSV app as SSDlets: TPC-H Q6's filter on lineitem as a graph (parse -> filter),
+and Biscuit's two ``l_shipdate`` queries with its pattern matcher in front.
 
     python -m benchmarks.csv_ssdlets [--scale-factor 0.05] [--repeat 3]
 
@@ -9,12 +10,24 @@ kernels here), the bytes that crossed the link and the modeled milliseconds on
 ``modern-gen4`` and ``summarizer-board``; beside it, in the same process,
 ``arrow_bridge.read_csv(filters=...)`` (the reader's built-in filter stage) and
 pyarrow's ``read_csv`` + ``Table.filter``. Every graph's Table must equal the
-reader's (checked). Writes ``benchmarks/results/csv-ssdlets.json``.
+reader's (checked).
+
+Biscuit (*Biscuit: A Framework for Near-Data Processing of Big Data
+Workloads*, ISCA 2016, Sec. V-C): ``l_shipdate = '1995-1-17'``, and
+``l_shipdate`` on the 17th or 18th with ``l_linenumber`` 1 or 2, run by ``arrow_bridge.csv_ssdlets.scan_filter``
+on ``biscuit-pm`` both ways (the host parsing every record, as the paper's
+Conv scanned every row on one MariaDB thread; the device's matcher sending
+only the records holding a key), plus a query whose every record holds a key
+(all seven ship modes), which the sampled decision should decline. Prints the
+modeled times, their ratio (the paper: about 11x and 10x), the fraction of the
+device's pages holding a key (the paper's "selectivity", 0.02 and 0.04) and
+the decision. Writes ``benchmarks/results/csv-ssdlets.json``.
 """
 from __future__ import annotations
 
 import argparse
 import time
+from datetime import date
 from pathlib import Path
 
 from benchmarks.common import host_info, warm_page_cache, write_result
@@ -23,6 +36,11 @@ from benchmarks.pushdown import QUERIES
 PLACEMENTS = {"both on the device": ("device", "device"), "parse on the device": ("device", "host"),
               "both on the host": ("host", "host")}
 PROFILES = ("modern-gen4", "summarizer-board")
+BISCUIT_QUERIES = {
+    "query1": [("l_shipdate", "=", date(1995, 1, 17))],
+    "query2": [("l_shipdate", "in", [date(1995, 1, 17), date(1995, 1, 18)]), ("l_linenumber", "in", [1, 2])],
+    "every mode": [("l_shipmode", "in", ["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"])],
+}
 
 
 def run_graph(ssd, path: Path, sides: tuple[str, str], parse, keep):
@@ -94,11 +112,60 @@ def main(argv: list[str] | None = None) -> int:
               + "".join(f"{row[f'modeled_ms_{p}']:>22.1f}" for p in PROFILES))
     print(f"{'read_csv(filters=)':<22}{reader:>9.3f}   (the reader's built-in filter stage, host)")
     print(f"{'pyarrow + filter':<22}{peer:>9.3f}")
+    biscuit = biscuit_queries(path)
     write_result("csv-ssdlets.json", {"host": host_info(), "file": str(path), "file_bytes": path.stat().st_size,
-                                 "rows_kept": expected.num_rows, "compile_and_first_run_s": round(compile_s, 2),
-                                 "placements": rows, "read_csv_filters_s": round(reader, 4),
-                                 "pyarrow_read_filter_s": round(peer, 4)})
+                                      "rows_kept": expected.num_rows, "compile_and_first_run_s": round(compile_s, 2),
+                                      "placements": rows, "read_csv_filters_s": round(reader, 4),
+                                      "pyarrow_read_filter_s": round(peer, 4), "biscuit": biscuit})
     return 0
+
+
+def biscuit_queries(path: Path) -> dict[str, dict]:
+    """Biscuit's queries through scan_filter on biscuit-pm, both plans and the sampled choice."""
+    import arrow_bridge
+    from arrow_bridge.csv_ssdlets import scan_filter
+    from device_emulator import ComputationalSSD
+
+    rows = {}
+    with ComputationalSSD("biscuit-pm") as ssd:
+        for name, filters in BISCUIT_QUERIES.items():
+            expected = arrow_bridge.read_csv(path, filters=filters)
+            modeled, decision = {}, None
+            for plan in ("parse_all", "prefilter"):
+                table, result, decision = scan_filter(path, filters, ssd, plan=plan)
+                if not table.equals(expected):
+                    raise SystemExit(f"{name} ({plan}): the graph's Table differs from read_csv(filters=...)")
+                modeled[plan] = result.model
+            rows[name] = {"rows_kept": expected.num_rows, "keys": list(decision.keys),
+                          "pages_with_a_key": round(pages_holding(path, decision.keys, ssd.page_size), 4),
+                          "sampled_selectivity": round(decision.selectivity, 5),
+                          "sampled_parse_all_ms": round(decision.parse_all_s * 1e3, 3),
+                          "sampled_prefilter_ms": round(decision.prefilter_s * 1e3, 3),
+                          "decision": "prefilter" if decision.prefilter else "parse all",
+                          "parse_all_ms": round(modeled["parse_all"].makespan_s * 1e3, 3),
+                          "parse_all_bound_by": modeled["parse_all"].bottleneck,
+                          "prefilter_ms": round(modeled["prefilter"].makespan_s * 1e3, 3),
+                          "prefilter_bound_by": modeled["prefilter"].bottleneck,
+                          "speedup": round(modeled["parse_all"].makespan_s / modeled["prefilter"].makespan_s, 2)}
+    print("\nBiscuit's queries on biscuit-pm (modeled ms; Conv = the host parses every record on one thread)")
+    print(f"{'':<12}{'rows':>8}{'pages w/ key':>14}{'Conv':>10}{'matcher':>10}{'speed-up':>10}  sampled decision")
+    for name, row in rows.items():
+        print(f"{name:<12}{row['rows_kept']:>8}{row['pages_with_a_key']:>14.4f}{row['parse_all_ms']:>10.1f}"
+              f"{row['prefilter_ms']:>10.1f}{row['speedup']:>9.2f}x  {row['decision']} "
+              f"(sample: {row['sampled_selectivity']:.4f} of records sent)")
+    return rows
+
+
+def pages_holding(path: Path, keys, page_size: int) -> float:
+    """The fraction of the file's ``page_size`` pages that hold one of ``keys`` (Biscuit's selectivity)."""
+    data = path.read_bytes()
+    pages = set()
+    for key in keys:
+        needle, at = key.encode(), data.find(key.encode())
+        while at >= 0:
+            pages.add(at // page_size)
+            at = data.find(needle, at + 1)
+    return len(pages) / max(1, -(-len(data) // page_size))
 
 
 def _timed(function):

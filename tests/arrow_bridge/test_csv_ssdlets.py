@@ -11,7 +11,8 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
-from arrow_bridge.csv_ssdlets import MAX_RECORD_BYTES, connect_columns, csv_parser, row_filter
+from arrow_bridge.csv_ssdlets import (MAX_RECORD_BYTES, connect_columns, csv_parser, prefilter_keys, row_filter,
+                                      scan_filter)
 from arrow_bridge.filters import FilterError
 from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, SSDletError
@@ -149,3 +150,45 @@ def test_a_column_named_like_a_node_attribute_is_still_a_port(ssd, tmp_path):
     program = csv_parser(path)
     assert program.columns == {"name": "name", "side": "side", "column_2": "my col"}
     assert _run(ssd, path, program, ("host", None), 1).equals(arrow_bridge.read_csv(path))
+
+
+RARE = [("name", "=", "name 17"), ("id", ">", 3)]
+EVERY_DAY = [("day", "in", [datetime.date(2020, 1, d) for d in range(1, 29)])]
+
+
+@pytest.fixture(scope="module")
+def biscuit():
+    with ComputationalSSD("biscuit-pm", workers=2) as device:
+        yield device
+
+
+KEYED = [[("name", "in", ["n1", "ünï"]), ("price", "is not null")],
+         [("day", "=", datetime.date(2020, 1, 5)), ("note", "contains", "a")]]
+
+
+@pytest.mark.parametrize("plan", ["prefilter", "parse_all"])
+def test_the_matcher_in_front_gives_read_csvs_filtered_table(biscuit, messy_csv, plan):
+    table, result, decision = scan_filter(messy_csv, KEYED, biscuit, plan=plan)
+    assert decision.keys == ("n1", "ünï", "2020-01-05") and 0 < decision.selectivity < 1
+    assert table.equals(arrow_bridge.read_csv(messy_csv, filters=KEYED))
+    nodes = [w.program for w in result.work]
+    assert nodes == (["records_containing", "csv_parser", "row_filter"] if plan == "prefilter"
+                     else ["csv_parser", "row_filter"])
+
+
+def test_the_sample_decides_whether_the_matcher_pays(ssd, biscuit, messy_csv):
+    table, result, rare = scan_filter(messy_csv, RARE, biscuit)  # its matcher is a fixed-function unit
+    assert rare.prefilter and rare.selectivity < 0.01 and result.work[0].program == "records_containing"
+    assert table.equals(arrow_bridge.read_csv(messy_csv, filters=RARE))
+    table, result, common = scan_filter(messy_csv, EVERY_DAY, ssd)  # modern-gen4's cores would search
+    assert not common.prefilter and common.selectivity > 0.9 and result.work[0].program == "csv_parser"
+    assert table.equals(arrow_bridge.read_csv(messy_csv, filters=EVERY_DAY))
+
+
+def test_only_filters_whose_records_must_hold_a_text_have_keys():
+    schema = pa.schema({"n": pa.int64(), "d": pa.date32(), "s": pa.string()})
+    assert prefilter_keys([("s", "in", ["a", "b"]), ("n", "<", 3)], schema) == ["a", "b"]
+    assert prefilter_keys([("n", "=", 3)], schema) is None  # 3 may be written 03 or 3.0e0
+    assert prefilter_keys([("s", "in", ["a", None])], schema) is None  # a null holds no text
+    assert prefilter_keys([("s", "=", 'say "hi"')], schema) is None  # written with doubled quotes
+    assert prefilter_keys([("d", ">=", datetime.date(2020, 1, 1))], schema) is None
