@@ -298,6 +298,16 @@ def _exact_float_sums(values: np.ndarray, groups: np.ndarray, ngroups: int) -> t
     return sums, specials
 
 
+def exact_units(value: float) -> int:
+    """A finite double as an exact count of the units exact float sums take (2**-1126).
+
+    >>> exact_units(0.5) == 1 << (_SCALE - 1)
+    True
+    """
+    numerator, denominator = value.as_integer_ratio()  # the denominator is a power of two <= 2**1074
+    return numerator * ((1 << _SCALE) // denominator)
+
+
 # ---- the merge --------------------------------------------------------------------------------------
 def _final(func: str, states: Sequence[tuple[np.ndarray, dict]], ngroups: int, target: pa.DataType) -> pa.Array:
     """One aggregation's answer column from the spans' states (``(global ids, state)`` each)."""

@@ -1,5 +1,6 @@
 """The reader's CSV app as SSDlets: TPC-H Q6's filter on lineitem as a graph (parse -> filter),
-and Biscuit's two ``l_shipdate`` queries with its pattern matcher in front.
+Q1's aggregates (parse -> filter -> aggregate), and Biscuit's two ``l_shipdate`` queries with
+its pattern matcher in front.
 
     python -m benchmarks.csv_ssdlets [--scale-factor 0.05] [--repeat 3]
 
@@ -10,7 +11,9 @@ kernels here), the bytes that crossed the link and the modeled milliseconds on
 ``modern-gen4`` and ``summarizer-board``; beside it, in the same process,
 ``arrow_bridge.read_csv(filters=...)`` (the reader's built-in filter stage) and
 pyarrow's ``read_csv`` + ``Table.filter``. Every graph's Table must equal the
-reader's (checked).
+reader's (checked). Q1's filter and its aggregates that need no derived column, on
+``summarizer-board`` with the aggregate on the device or the host, beside
+``arrow_bridge.aggregate_csv`` (each answer checked equal to it).
 
 Biscuit (*Biscuit: A Framework for Near-Data Processing of Big Data
 Workloads*, ISCA 2016, Sec. V-C): ``l_shipdate = '1995-1-17'``, and
@@ -36,6 +39,12 @@ from benchmarks.pushdown import QUERIES
 PLACEMENTS = {"both on the device": ("device", "device"), "parse on the device": ("device", "host"),
               "both on the host": ("host", "host")}
 PROFILES = ("modern-gen4", "summarizer-board")
+#: TPC-H Q1 without its derived columns (an SSDlet aggregate takes columns as they are).
+Q1_AGGREGATES = [("l_quantity", "sum"), ("l_extendedprice", "sum"), ("l_quantity", "mean"),
+                 ("l_extendedprice", "mean"), ("l_discount", "mean"), ("l_quantity", "count")]
+Q1_GROUPS = ["l_returnflag", "l_linestatus"]
+AGGREGATE_PLACEMENTS = {"all on the device": ("device", "device", "device"),
+                        "aggregate on the host": ("device", "device", "host"), "all on the host": ("host", "host", "host")}
 BISCUIT_QUERIES = {
     "query1": [("l_shipdate", "=", date(1995, 1, 17))],
     "query2": [("l_shipdate", "in", [date(1995, 1, 17), date(1995, 1, 18)]), ("l_linenumber", "in", [1, 2])],
@@ -112,12 +121,60 @@ def main(argv: list[str] | None = None) -> int:
               + "".join(f"{row[f'modeled_ms_{p}']:>22.1f}" for p in PROFILES))
     print(f"{'read_csv(filters=)':<22}{reader:>9.3f}   (the reader's built-in filter stage, host)")
     print(f"{'pyarrow + filter':<22}{peer:>9.3f}")
+    aggregates = q1_aggregates(path, args.repeat)
     biscuit = biscuit_queries(path)
     write_result("csv-ssdlets.json", {"host": host_info(), "file": str(path), "file_bytes": path.stat().st_size,
                                       "rows_kept": expected.num_rows, "compile_and_first_run_s": round(compile_s, 2),
                                       "placements": rows, "read_csv_filters_s": round(reader, 4),
-                                      "pyarrow_read_filter_s": round(peer, 4), "biscuit": biscuit})
+                                      "pyarrow_read_filter_s": round(peer, 4), "q1_aggregates": aggregates,
+                                      "biscuit": biscuit})
     return 0
+
+
+def q1_aggregates(path: Path, repeat: int) -> dict[str, dict]:
+    """Q1's filter and aggregates (no derived columns) as parse -> filter -> aggregate on
+    summarizer-board, beside aggregate_csv; every placement's answer checked against it."""
+    import arrow_bridge
+    from arrow_bridge.csv_ssdlets import connect_columns, csv_parser, group_aggregate, row_filter
+    from device_emulator import ComputationalSSD
+    from ndp_core.ssdlets import Application
+
+    filters = QUERIES["q1"].filters
+    expected = arrow_bridge.aggregate_csv(path, Q1_AGGREGATES, group_by=Q1_GROUPS, filters=filters)
+    rows: dict[str, dict] = {}
+    with ComputationalSSD("summarizer-board") as ssd:
+        parse = csv_parser(path, device=ssd)
+        keep = row_filter(filters, parse.schema, device=ssd)
+        add = group_aggregate(Q1_AGGREGATES, parse.schema, group_by=Q1_GROUPS, device=ssd)
+
+        def run(sides):
+            app = Application(ssd, pages_per_packet=64)
+            nodes = [app.add(program, on=side) for program, side in zip((parse, keep, add), sides)]
+            app.scan(nodes[0].pages, path)
+            connect_columns(app, nodes[0], nodes[1])
+            connect_columns(app, nodes[1], nodes[2])
+            for port in add.outputs:
+                app.collect(nodes[2].port(port))
+            started = time.perf_counter()
+            result = app.run()
+            return time.perf_counter() - started, add.table(result, nodes[2]), result
+
+        for label, sides in AGGREGATE_PLACEMENTS.items():
+            wall, table, result = best(lambda: run(sides), repeat)
+            if not table.equals(expected):
+                raise SystemExit(f"Q1 aggregates, {label}: the graph's answer differs from aggregate_csv's")
+            rows[label] = {"wall_s": round(wall, 4), "link_bytes": sum(w.link_bytes for w in result.work),
+                           "modeled_ms": round(result.model.makespan_s * 1e3, 3),
+                           "bound_by": result.model.bottleneck}
+    reader = best(lambda: _timed(lambda: arrow_bridge.aggregate_csv(path, Q1_AGGREGATES, group_by=Q1_GROUPS,
+                                                                      filters=filters)), repeat)[0]
+    rows["aggregate_csv (host, span stages)"] = {"wall_s": round(reader, 4)}
+    print("\nQ1's filter and aggregates (no derived columns) on summarizer-board")
+    print(f"{'':<36}{'wall s':>9}{'link KB':>10}{'modeled ms':>12}")
+    for label, row in rows.items():
+        print(f"{label:<36}{row['wall_s']:>9.3f}" + (f"{row['link_bytes'] / 1e3:>10.1f}{row['modeled_ms']:>12.1f}"
+                                                    f"  ({row['bound_by']})" if "modeled_ms" in row else ""))
+    return rows
 
 
 def biscuit_queries(path: Path) -> dict[str, dict]:

@@ -3,6 +3,7 @@ rules), then a DNF row filter; the same Table as arrow_bridge.read_csv (with fil
 whichever side runs each program and however the file is cut into packets."""
 import datetime
 import itertools
+import math
 import random
 
 import pyarrow as pa
@@ -11,8 +12,8 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
-from arrow_bridge.csv_ssdlets import (MAX_RECORD_BYTES, connect_columns, csv_parser, prefilter_keys, row_filter,
-                                      scan_filter)
+from arrow_bridge.csv_ssdlets import (MAX_RECORD_BYTES, connect_columns, csv_parser, group_aggregate, prefilter_keys,
+                                      row_filter, scan_filter)
 from arrow_bridge.filters import FilterError
 from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, SSDletError
@@ -60,15 +61,16 @@ def keep(messy_csv):
     return row_filter(FILTERS, arrow_bridge.read_csv(messy_csv).schema)
 
 
-def _run(ssd, path, parse, sides, pages_per_packet, filter_program=None):
+def _run(ssd, path, parse, sides, pages_per_packet, *programs):
+    """scan -> parse -> programs..., each on its side; the last program's Table."""
     app = Application(ssd, pages_per_packet=pages_per_packet, queue_depth=2)
-    node = app.add(parse, on=sides[0])
-    app.scan(node.pages, path)
-    last = node
-    if filter_program is not None:
-        last = app.add(filter_program, on=sides[1])
-        connect_columns(app, node, last)
-    for port in last.program.columns:
+    last = app.add(parse, on=sides[0])
+    app.scan(last.pages, path)
+    for program, side in zip(programs, sides[1:]):
+        node = app.add(program, on=side)
+        connect_columns(app, last, node)
+        last = node
+    for port in last.program.outputs:
         app.collect(last.port(port))
     return last.program.table(app.run(), last)
 
@@ -192,3 +194,58 @@ def test_only_filters_whose_records_must_hold_a_text_have_keys():
     assert prefilter_keys([("s", "in", ["a", None])], schema) is None  # a null holds no text
     assert prefilter_keys([("s", "=", 'say "hi"')], schema) is None  # written with doubled quotes
     assert prefilter_keys([("d", ">=", datetime.date(2020, 1, 1))], schema) is None
+
+
+AGGREGATES = [("price", "sum"), ("price", "mean"), ("price", "min"), ("price", "max"), ("count", "sum"),
+              ("count", "mean"), ("count", "max"), ("day", "min"), ("when", "max"), ("note", "count"), ("id", "count")]
+
+
+@pytest.mark.parametrize("sides", [("device", "device"), ("host", "host"), ("device", "host")])
+def test_aggregates_in_a_graph_equal_aggregate_csv(ssd, messy_csv, parse, sides):
+    program = group_aggregate(AGGREGATES, parse.schema, group_by=["name", "day"])
+    table = _run(ssd, messy_csv, parse, sides, 8, program)
+    expected = arrow_bridge.aggregate_csv(messy_csv, AGGREGATES, group_by=["name", "day"])
+    assert table.equals(expected)
+    assert table.num_rows > 100 and table["name"].null_count == 0 and table["day"].null_count > 0
+
+
+def test_float_sums_are_exact_with_specials_and_int_sums_past_int64(ssd, tmp_path):
+    """Values whose running double sum loses bits, NaN and infinities in some groups, and
+    integer sums past int64 (aggregate_csv's sum then does not fit: the same error)."""
+    rng = random.Random(3)
+    specials = {"a": [], "b": ["nan"], "c": ["inf"], "d": ["inf", "-inf"], "e": ["-inf"]}
+    rows = [f"{k},{v},{rng.randrange(-2**62, 2**62)}" for k in specials
+            for v in [f"{rng.choice([1e300, -1e300, 1e-300, 3.0, -0.0])}" for _ in range(300)] + specials[k]]
+    rng.shuffle(rows)
+    path = tmp_path / "sums.csv"
+    path.write_text("k,x,n\n" + "\n".join(rows) + "\n")
+    program = csv_parser(path)
+    aggregations = [("x", "sum"), ("x", "mean"), ("x", "min"), ("x", "max")]
+    table = _run(ssd, path, program, ("device", "device"), 1,
+                 group_aggregate(aggregations, program.schema, group_by=["k"]))
+    assert _bits(table).equals(_bits(arrow_bridge.aggregate_csv(path, aggregations, group_by=["k"])))
+    assert table.to_pydict()["x_sum"][0] == float("inf") and math.isnan(table.to_pydict()["x_sum"][1])
+    with pytest.raises(OverflowError, match="n_sum does not fit"):
+        arrow_bridge.aggregate_csv(path, [("n", "sum")])
+    with pytest.raises(OverflowError, match="n_sum does not fit"):
+        _run(ssd, path, program, ("host", "device"), 1, group_aggregate([("n", "sum")], program.schema))
+
+
+def _bits(table):
+    """``table`` with doubles as their bit patterns (Table.equals takes no NaN as equal)."""
+    return pa.table([c.combine_chunks().view(pa.int64()) if c.type == pa.float64() else c for c in table.columns],
+                    names=table.column_names)
+
+
+def test_aggregates_it_does_not_take_say_why():
+    schema = pa.schema({"s": pa.string(), "f": pa.float64(), "u": pa.uint64()})
+    with pytest.raises(TypeError, match="cannot sum 's'"):
+        group_aggregate([("s", "sum")], schema)
+    with pytest.raises(TypeError, match="key 'f' is double"):
+        group_aggregate([("s", "count")], schema, group_by=["f"])
+    with pytest.raises(TypeError, match="min/max of 's'"):
+        group_aggregate([("s", "max")], schema)
+    with pytest.raises(TypeError, match="cannot sum 'u'"):
+        group_aggregate([("u", "sum")], schema)
+    with pytest.raises(KeyError, match="no column 'x'"):
+        group_aggregate([("x", "sum")], schema)

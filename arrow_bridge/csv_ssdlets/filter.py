@@ -1,0 +1,158 @@
+"""A ``filters=`` DNF list as an SSDlet over the parse's column ports."""
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.csv_ssdlets.programs import (CsvProgram, check_column_type, compiled_function, compiled_once,
+                                               is_string, kernel_namespace, port_names, stage_prices)
+from arrow_bridge.filters import Filters, FilterError, Predicate, RowFilter
+from ndp_core.ssdlets import Nullable
+
+def row_filter(filters: Filters, schema: pa.Schema, *, device: Any = None) -> CsvProgram:
+    """A ``filters=`` DNF list as an SSDlet: one ``Nullable`` input per column of
+    ``schema`` (named as :func:`csv_parser` names its outputs), one output per
+    column (``kept_<port>``) holding the rows the filter keeps, with
+    ``read_csv(filters=...)``'s meaning (a row is kept where the filter is true;
+    null and false drop it; ``not in`` keeps nulls, as pyarrow's does).
+
+    Comparisons take a value of the column's kind: a number for a number
+    column (an int column against a float compares as floats, as pyarrow
+    does), a ``datetime.date`` for a date column, a naive ``datetime.datetime``
+    for a timestamp column, a ``str`` for a string column (also ``starts
+    with``, ``ends with``, ``contains``). A ``pyarrow.compute.Expression``, or
+    a value of another kind, raises :class:`~arrow_bridge.filters.FilterError`.
+    ``device``'s profile prices its ``filter_tests`` and ``values_kept``.
+
+    >>> import pyarrow as pa
+    >>> keep = row_filter([("n", ">", 1)], pa.schema({"n": pa.int64(), "s": pa.string()}))  # or parse.schema
+    >>> keep.inputs_by_column, keep.columns
+    ({'n': 'n', 's': 's'}, {'kept_n': 'n', 'kept_s': 's'})
+    """
+    parsed = RowFilter(filters)
+    if parsed.groups is None:
+        raise FilterError("row_filter takes a DNF list of (column, op, value) terms, not an Expression")
+    parsed.columns_of(schema.names)
+    program = compiled_once(("filter", repr(parsed.groups), schema), lambda: _filter_program(parsed, schema),
+                            stage_prices(device))
+    program.inputs_by_column = dict(zip(schema.names, port_names(schema.names)))
+    return program
+
+
+def _filter_program(parsed: RowFilter, schema: pa.Schema) -> CsvProgram:
+    ports = dict(zip(schema.names, port_names(schema.names)))
+    for field in schema:
+        check_column_type(field)
+    namespace = kernel_namespace(None, None)
+    namespace.update(TESTS_PER_ROW=sum(map(len, parsed.groups)), COLUMNS=len(ports))
+    literals = _Literals(namespace)
+    test = " or ".join("(" + " and ".join(_test(predicate, schema.field(predicate.column).type, ports[predicate.column],
+                                                literals) for predicate in group) + ")" for group in parsed.groups)
+    outputs = {f"kept_{port}": port for port in ports.values()}
+    copies = "".join(_copy_lines(port, out, schema.field(name).type)
+                     for (name, port), out in zip(ports.items(), outputs))
+    first = next(iter(ports.values()))
+    rows = f"p.{first}.offsets.size - 1" if is_string(schema.field(0).type) else f"p.{first}.valid.size"
+    counts = ", ".join("n" for _ in outputs)
+    source_text = _FILTER_TEMPLATE.format(rows=rows, test=test, copies=copies, counts=counts)
+    func = compiled_function("row_filter", source_text, namespace)
+    program = CsvProgram(func, inputs={port: Nullable(schema.field(name).type) for name, port in ports.items()},
+                         outputs={out: Nullable(schema.field(name).type) for (name, _), out in zip(ports.items(), outputs)},
+                         args={}, state={}, work=stage_prices(None, ("filter_tests", "values_kept")),
+                         budget=1 << 40)
+    program.columns = {out: name for name, out in zip(ports, outputs)}
+    return program
+
+
+
+_FILTER_TEMPLATE = '''
+def row_filter(p):
+    n = 0
+    rows = {rows}
+    for i in range(rows):
+        if {test}:
+{copies}            n += 1
+    p.filter_tests[0] += rows * TESTS_PER_ROW
+    p.values_kept[0] += n * COLUMNS
+    return ({counts})
+'''
+
+
+def _copy_lines(port: str, out: str, type_: pa.DataType) -> str:
+    if is_string(type_):
+        return (f"            a, b, at = p.{port}.offsets[i], p.{port}.offsets[i + 1], p.{out}.offsets[n]\n"
+                f"            p.{out}.data[at:at + b - a] = p.{port}.data[a:b]\n"
+                f"            p.{out}.offsets[n + 1] = at + b - a\n"
+                f"            p.{out}.valid[n] = p.{port}.valid[i]\n")
+    return (f"            p.{out}.values[n] = p.{port}.values[i]\n"
+            f"            p.{out}.valid[n] = p.{port}.valid[i]\n")
+
+
+class _Literals:
+    """Names for a filter's values in the generated program's namespace."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+
+    def add(self, value: Any) -> str:
+        name = f"L{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+
+_SYMBOLS = {"=": "==", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_STRING_TESTS = {"starts with": "starts_with", "ends with": "ends_with", "contains": "contains"}
+
+
+def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Literals) -> str:
+    """The predicate as a Python expression over row ``i`` of the program's ports."""
+    valid = f"p.{port}.valid[i] == 1"
+    field = f"p.{port}.data, p.{port}.offsets[i], p.{port}.offsets[i + 1]"
+    op, string = predicate.op, is_string(type_)
+    if op in ("is null", "is not null"):
+        return f"p.{port}.valid[i] == {0 if op == 'is null' else 1}"
+    if op in _SYMBOLS:
+        value = literals.add(_literal(predicate, type_))
+        if string:
+            return f"({valid} and compare_bytes({field}, {value}) {_SYMBOLS[op]} 0)"
+        return f"({valid} and p.{port}.values[i] {_SYMBOLS[op]} {value})"
+    if op in _STRING_TESTS:
+        if not string:
+            raise FilterError(f"row_filter: {predicate.op!r} is for string columns; {predicate.column!r} is {type_}")
+        return f"({valid} and {_STRING_TESTS[op]}({field}, {literals.add(_literal(predicate, type_))}))"
+    values = [v for v in predicate.value if v is not None]
+    nulls_in = any(v is None for v in predicate.value)
+    if string:
+        encoded = [_literal(Predicate(predicate.column, "=", v), type_) for v in values]
+        offsets = np.cumsum([0] + [len(e) for e in encoded]).astype(np.int64)
+        data = np.concatenate(encoded) if encoded else np.zeros(0, np.uint8)
+        member = f"any_equal({field}, {literals.add(data)}, {literals.add(offsets)})"
+    else:
+        kept = sorted(_literal(Predicate(predicate.column, "=", v), type_) for v in values)
+        if any(isinstance(v, float) and math.isnan(v) for v in kept):
+            raise FilterError(f"row_filter: NaN in the set of {predicate!r}")
+        member = f"in_sorted(p.{port}.values[i], {literals.add(np.array(kept, dtype=type_.to_pandas_dtype() if not pa.types.is_temporal(type_) else np.int64))})"
+    found = f"(({valid} and {member}) or (p.{port}.valid[i] == 0 and {nulls_in}))"
+    return found if op == "in" else f"(not {found})"
+
+
+def _literal(predicate: Predicate, type_: pa.DataType) -> Any:
+    """``predicate.value`` as the values of a column of ``type_`` are held in a port."""
+    value = predicate.value
+    if pa.types.is_integer(type_) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if pa.types.is_floating(type_) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if type_ == pa.date32() and isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return (value - datetime.date(1970, 1, 1)).days
+    if pa.types.is_timestamp(type_) and isinstance(value, datetime.datetime) and value.tzinfo is None:
+        return pa.scalar(value, type=type_).value
+    if is_string(type_) and isinstance(value, str):
+        return np.frombuffer(value.encode(), np.uint8).copy()
+    raise FilterError(f"row_filter: {predicate.column!r} is {type_}; compare it with a value of that kind, "
+                      f"not {value!r}")
+

@@ -1,0 +1,149 @@
+"""Biscuit's pattern matcher as an SSDlet, and the keys a filter lets it look for."""
+from __future__ import annotations
+
+import datetime
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.csv_ssdlets.parse import MAX_RECORD_BYTES
+from arrow_bridge.csv_ssdlets.programs import (compiled_function, compiled_once, contains, is_string,
+                                               kernel_namespace, parse_options, profile_price, settings_key)
+from arrow_bridge.filters import Filters, Predicate, RowFilter
+from arrow_bridge.jit import njit
+from arrow_bridge.options import CsvOptions
+from ndp_core.ssdlets import PAGES, Out, SSDlet
+from ndp_core.ssdlets.examples import QUOTED, next_field_state
+
+def records_containing(keys: Sequence[str], *, device: Any = None, header: bool = True, **options: Any) -> SSDlet:
+    """Biscuit's pattern matcher as an SSDlet: file pages in, the records holding
+    one of ``keys`` out (``records``, one value per record, line end kept), for
+    :func:`csv_parser` with ``records=True``.
+
+    Record ends follow the dialect's quoting (a line feed in a quoted field stays
+    in its record); the first record is dropped when ``header``. Its work counts
+    ``bytes_searched`` (a profile with a scan pipeline, ``biscuit-pm``'s
+    per-channel matcher, charges it there), ``lines_matched`` and
+    ``bytes_emitted``, at ``device``'s profile's prices (default ``biscuit-pm``'s).
+    Pair it with :func:`prefilter_keys`, which says which keys a filter allows.
+
+    >>> records_containing(["1995-01-17"])
+    SSDlet records_containing(pages: pages) -> (records: binary); state carry: ...; work bytes_searched, ...
+    """
+    opts = parse_options(options)
+    if opts.escape_char is not None:
+        raise ValueError("records_containing follows quotes, not an escape character")
+    encoded = [key.encode() for key in keys]
+    if not encoded or not all(encoded):
+        raise ValueError("records_containing needs at least one key, none of them empty")
+    return compiled_once(("match", tuple(encoded), header, settings_key(options)),
+                          lambda: _match_program(encoded, header, opts), _match_prices(device))
+
+
+def _match_program(encoded: list[bytes], header: bool, opts: CsvOptions) -> SSDlet:
+    namespace = kernel_namespace(None, None)
+    namespace.update(KEY_DATA=np.frombuffer(b"".join(encoded), np.uint8).copy(),
+                     KEY_OFFSETS=np.cumsum([0] + [len(k) for k in encoded]).astype(np.int64),
+                     HEADER=int(header), DELIMITER=ord(opts.delimiter),
+                     QUOTE=ord(opts.quote_char) if opts.quote_char else -1,
+                     next_field_state=next_field_state, QUOTED=QUOTED, any_key=any_key)
+    func = compiled_function("records_containing", _MATCH_TEMPLATE, namespace)
+    return SSDlet(func, inputs={"pages": PAGES},
+                  outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
+                  args={}, state={"carry": _MATCH_CARRY}, work=_match_prices(None), budget=1 << 40)
+
+
+def _match_prices(device: Any) -> dict[str, tuple[float, float]]:
+    """The matcher's counters at ``device``'s profile's prices (default ``biscuit-pm``'s)."""
+    profile = getattr(device, "profile", None)
+    if profile is None:
+        from device_emulator import load_profile
+
+        profile = load_profile("biscuit-pm")
+    return {name: profile_price(profile, name) for name in ("bytes_searched", "lines_matched", "bytes_emitted")}
+
+
+def prefilter_keys(filters: Filters, schema: pa.Schema, *, quote_char: Optional[str] = '"',
+                   escape_char: Optional[str] = None) -> Optional[list[str]]:
+    """The texts a record must hold for ``filters`` to keep it, or None when there are none.
+
+    Each AND-group needs an equality (``=``, ``in``) on a date32 column (its values
+    are written ``YYYY-MM-DD``, the only spelling the reader reads as a date) or
+    a string column (a value without the quote or escape character is written as
+    it is, quoted or not); the keys are those values. A group without one, or
+    with a null in its ``in``, could keep a record holding no key: then None, and
+    the whole file must be parsed.
+
+    >>> import datetime
+    >>> schema = pa.schema({"d": pa.date32(), "n": pa.int64()})
+    >>> prefilter_keys([("d", "=", datetime.date(1995, 1, 17)), ("n", ">", 3)], schema)
+    ['1995-01-17']
+    >>> prefilter_keys([[("d", "=", datetime.date(1995, 1, 17))], [("n", "=", 3)]], schema) is None
+    True
+    """
+    parsed = RowFilter(filters)
+    if parsed.groups is None:
+        return None
+    keys: list[str] = []
+    for group in parsed.groups:
+        found = next((texts for texts in (_key_texts(p, schema, quote_char, escape_char) for p in group)
+                      if texts is not None), None)
+        if found is None:
+            return None
+        keys += [k for k in found if k not in keys]
+    return keys
+
+
+def _key_texts(predicate: Predicate, schema: pa.Schema, quote: Optional[str], escape: Optional[str]) -> Optional[list]:
+    if predicate.op not in ("=", "==", "in") or predicate.column not in schema.names:
+        return None
+    values = predicate.value if predicate.op == "in" else [predicate.value]
+    type_ = schema.field(predicate.column).type
+    if type_ == pa.date32() and all(isinstance(v, datetime.date) and not isinstance(v, datetime.datetime)
+                                    for v in values):
+        return [v.isoformat() for v in values]
+    special = {c for c in (quote, escape) if c}
+    if is_string(type_) and all(isinstance(v, str) and v and not special & set(v) for v in values):
+        return list(values)
+    return None
+
+
+_MATCH_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64), ("state", np.int64),
+                         ("seen", np.int64)])
+
+_MATCH_TEMPLATE = '''
+def records_containing(p):
+    c = p.carry[0]
+    n = 0
+    for i in range(p.pages.size + 1):
+        if i < p.pages.size:
+            b = p.pages[i]
+            c["bytes"][c["n"]] = b
+            c["n"] += 1
+            ends = b == 10 and c["state"] != QUOTED
+            c["state"] = next_field_state(c["state"], b, DELIMITER, QUOTE)
+        else:
+            ends = p.at_end and c["n"] > 0
+        if ends:
+            c["seen"] += 1
+            if c["seen"] > HEADER and any_key(c["bytes"], 0, c["n"], KEY_DATA, KEY_OFFSETS):
+                at = p.records.offsets[n]
+                p.records.data[at:at + c["n"]] = c["bytes"][:c["n"]]
+                p.records.offsets[n + 1] = at + c["n"]
+                n += 1
+                p.bytes_emitted[0] += c["n"]
+            c["n"] = 0
+    p.bytes_searched[0] += p.pages.size
+    p.lines_matched[0] += n
+    return n
+'''
+
+
+@njit(nogil=True, cache=True)
+def any_key(data, a, b, keys, offsets):
+    """Whether ``data[a:b]`` holds one of the strings ``keys[offsets[k]:offsets[k + 1]]``."""
+    for k in range(offsets.size - 1):
+        if contains(data, a, b, keys[offsets[k]:offsets[k + 1]]):
+            return True
+    return False

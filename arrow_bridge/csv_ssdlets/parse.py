@@ -1,0 +1,171 @@
+"""The reader's parse as an SSDlet: file pages (or matched records) to one nullable port per column."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Union
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.converters import STRINGS, ValueRules, conversion_spec
+from arrow_bridge.csv_ssdlets.programs import (CsvProgram, check_column_type, compiled_function, compiled_once,
+                                               is_string, kernel_namespace, parse_options, parse_prices,
+                                               port_names, settings_key)
+from arrow_bridge.dialect import Dialect
+from arrow_bridge.jit import njit
+from arrow_bridge.kernels.status import READER_COUNTERS
+from arrow_bridge.options import CsvOptions
+from ndp_core.ssdlets import PAGES, Nullable, Out
+
+#: The longest record :func:`csv_parser` carries from one packet to the next.
+MAX_RECORD_BYTES = 1 << 16
+_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64)])
+
+
+def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, records: bool = False,
+               **options: Any) -> CsvProgram:
+    """The reader's parse as an SSDlet: ``pages`` in, one ``Nullable`` port per column out.
+
+    ``source`` is a file (its first block gives the types, as :func:`arrow_bridge.open_csv`
+    infers them) or a ``pyarrow.Schema`` (the file's columns, in order). ``options`` are
+    ``read_csv``'s dialect and value options (``sep``, ``quotechar``, ``escapechar``,
+    ``na_values``, ``true_values``, ``dtype``, ``decimal``, ``semantics``, ...); options
+    that choose rows or columns (``usecols``, ``skiprows``, ``nrows``, ``on_bad_lines``)
+    are refused: a graph chooses with further SSDlets. ``device``'s profile prices the work
+    counters (default: the profiles' reader table). ``records=True`` makes the input a
+    ``records`` port of whole records with their line ends and no header, as
+    :func:`records_containing` sends them, instead of file pages.
+
+    A record longer than :data:`MAX_RECORD_BYTES` that a packet boundary cuts, a record
+    with another field count, an unterminated quote or a value its port's type does not
+    take stops the run with an ``SSDletError``.
+
+    >>> import pyarrow as pa
+    >>> csv_parser(pa.schema({"id": pa.int64(), "name": pa.string()})).columns
+    {'id': 'id', 'name': 'name'}
+    """
+    opts = parse_options(options)
+    schema = source if isinstance(source, pa.Schema) else _first_block_schema(source, options)
+    key = ("parse", schema, settings_key(options), records)
+    return compiled_once(key, lambda: _parse_program(schema, opts, records), parse_prices(device))
+
+
+def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvProgram:
+    ports = port_names(schema.names)
+    for port, field in zip(ports, schema):
+        check_column_type(field)
+    rules, dialect = ValueRules.from_options(opts), Dialect.from_options(opts)
+    namespace = kernel_namespace(rules, dialect)
+    namespace.update(valid_bytes=valid_bytes, MAX_RECORD_BYTES=MAX_RECORD_BYTES)
+    namespace["HEADER"] = 1 if opts.header and opts.column_names is None and not records else 0
+    body = "".join(_convert_lines(k, port, field.type, rules) for k, (port, field) in enumerate(zip(ports, schema)))
+    work = "".join(f"    p.csv_{name}[0] += counters[{READER_COUNTERS.slot(name)}]\n" for name in READER_COUNTERS.modeled)
+    text = "p.records.data[:p.records.offsets[p.records.offsets.size - 1]]" if records else "p.pages"
+    source_text = _PARSE_TEMPLATE.format(ncols=len(schema), text=text, convert=body, work=work,
+                                         returns=", ".join(["rows"] * len(ports)))
+    func = compiled_function("csv_parser", source_text, namespace)
+    # Rows a call may send: one per input byte (pages) or record, plus what the carry holds.
+    carried = 1 if records else MAX_RECORD_BYTES
+    program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},
+                         outputs={p: Out(Nullable(f.type), extra_rows=carried,
+                                         **({"extra_bytes": MAX_RECORD_BYTES} if is_string(f.type) else {}))
+                                  for p, f in zip(ports, schema)},
+                         args={}, state={"carry": _CARRY, "headers_skipped": pa.int64()},
+                         work=parse_prices(None), budget=1 << 40)
+    program.columns = dict(zip(ports, schema.names))
+    return program
+
+
+def _first_block_schema(source: Any, options: Mapping[str, Any]) -> pa.Schema:
+    from arrow_bridge.api import open_csv
+
+    with open_csv(source, **options) as reader:
+        return reader.schema
+
+
+
+@njit(nogil=True, cache=True)
+def valid_bytes(bitmap, null_count, valid, rows):
+    """An Arrow validity bitmap as a byte per value (a kernel leaves its bitmap
+    unset while a column has no null)."""
+    if null_count == 0:
+        valid[:rows] = 1
+        return
+    for r in range(rows):
+        valid[r] = (bitmap[r >> 3] >> (r & 7)) & 1
+
+
+_PARSE_TEMPLATE = '''
+def csv_parser(p):
+    text = {text}
+    c = p.carry[0]
+    kept = c["n"]
+    size = kept + text.size
+    buf = np.empty(max(size, 1), np.uint8)
+    for i in range(kept):
+        buf[i] = c["bytes"][i]
+    buf[kept:size] = text
+    counters = np.zeros(N_COUNTERS, np.int64)
+    start = 0
+    if p.headers_skipped[0] < HEADER:
+        one = np.empty(1, np.int32)
+        status, rows, pos, lines = tokenize(buf, 0, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
+                                            ESCAPE, DOUBLE_QUOTE, False, one, np.empty({ncols}, np.int32),
+                                            np.zeros({ncols}, np.uint8), np.zeros((1, 2), np.int64), counters)
+        if status != OK and status != NEEDS_MORE and status != OUT_OF_SPACE:
+            raise ValueError("the header is not a record of the schema's fields")
+        if rows == 1:
+            p.headers_skipped[0] = 1
+            start = pos
+        else:
+            start = size
+    capacity = 1 + np.count_nonzero(buf[start:size] == 10) + np.count_nonzero(buf[start:size] == 13)
+    row_starts = np.empty(capacity, np.int32)
+    ends = np.empty(capacity * {ncols}, np.int32)
+    flags = np.zeros(capacity * {ncols}, np.uint8)
+    rows = 0
+    pos = size
+    if p.headers_skipped[0] >= HEADER:
+        status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
+                                            ESCAPE, DOUBLE_QUOTE, False, row_starts, ends, flags, np.zeros((1, 2), np.int64),
+                                            counters)
+        if status != OK and status != NEEDS_MORE:
+            raise ValueError("a record the tokenizer refuses (field count, unterminated quote)")
+    elif not p.at_end:
+        pos = 0
+    if size - pos > MAX_RECORD_BYTES:
+        raise ValueError("a record longer than MAX_RECORD_BYTES crosses a packet boundary")
+    for i in range(pos, size):
+        c["bytes"][i - pos] = buf[i]
+    c["n"] = size - pos
+    span = (buf, row_starts, ends, flags, rows, capacity, (QUOTE, ESCAPE, DOUBLE_QUOTE),
+            np.empty(max(size - start, 1), np.uint8))
+    nulls = (NULL_DATA.copy(), NULL_OFFSETS.copy(), NULL_FIRST.copy(), NULL_EMPTY)
+    trues = (TRUE_DATA.copy(), TRUE_OFFSETS.copy(), TRUE_FIRST.copy(), TRUE_EMPTY)
+    falses = (FALSE_DATA.copy(), FALSE_OFFSETS.copy(), FALSE_FIRST.copy(), FALSE_EMPTY)
+{convert}{work}    return ({returns})
+'''
+
+_FIXED_CONVERT = '''    validity = np.zeros((rows + 7) // 8, np.uint8)
+    status, bad, null_count = convert_fixed(span, {col}, nulls, QUOTED_NULLS, {kind}, ({p0}, {p1}, {p2}), trues,
+                                            falses, p.{port}.values[:rows], np.empty(0, np.uint8), validity, counters)
+    if status != OK:
+        raise ValueError("a value of column {col} that its port's type does not take")
+    valid_bytes(validity, null_count, p.{port}.valid, rows)
+'''
+
+_STRING_CONVERT = '''    validity = np.zeros((rows + 7) // 8, np.uint8)
+    status, bad, null_count = convert_strings(span, {col}, nulls, STRINGS_CAN_BE_NULL, QUOTED_NULLS, {check},
+                                              p.{port}.offsets[:rows + 1], p.{port}.data, validity, counters)
+    if status != OK:
+        raise ValueError("a value of column {col} that is not UTF-8")
+    valid_bytes(validity, null_count, p.{port}.valid, rows)
+'''
+
+
+def _convert_lines(col: int, port: str, type_: pa.DataType, rules: ValueRules) -> str:
+    spec = conversion_spec(type_, rules)
+    if spec.kind == STRINGS:
+        return _STRING_CONVERT.format(col=col, port=port, check=bool(spec.check_utf8))
+    p0, p1, p2 = (int(v) for v in spec.params)
+    return _FIXED_CONVERT.format(col=col, port=port, kind=spec.kind, p0=p0, p1=p1, p2=p2)
+
