@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import arrow_bridge
     from arrow_bridge.csv_ssdlets import csv_parser, parse_prices, row_filter
+    from arrow_bridge.csv_ssdlets.programs import stage_prices
     from arrow_bridge.filters import RowFilter
     from benchmarks.datasets import make
     from device_emulator import ComputationalSSD
@@ -105,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             rows[label] = {"wall_s": round(wall, 4), "link_bytes": sum(w.link_bytes for w in result.work)}
             for profile in PROFILES:
                 with ComputationalSSD(profile) as device:
-                    for work in result.work:  # the parse counters at this profile's prices
-                        work.prices = parse_prices(device) if work.program == parse.name else work.prices
+                    for work in result.work:  # the counters at this profile's prices
+                        work.prices = parse_prices(device) if work.program == parse.name else \
+                            {name: price for name, price in stage_prices(device).items() if name in work.prices}
                     model = device.model_ssdlets(result.work)
                 rows[label][f"modeled_ms_{profile}"] = round(model.makespan_s * 1e3, 3)
                 rows[label][f"bottleneck_{profile}"] = model.bottleneck
@@ -187,12 +189,13 @@ def biscuit_queries(path: Path) -> dict[str, dict]:
     with ComputationalSSD("biscuit-pm") as ssd:
         for name, filters in BISCUIT_QUERIES.items():
             expected = arrow_bridge.read_csv(path, filters=filters)
-            modeled, decision = {}, None
-            for plan in ("parse_all", "prefilter"):
-                table, result, decision = scan_filter(path, filters, ssd, plan=plan)
+            modeled, decisions = {}, {}
+            for plan in ("sampled", "parse_all", "prefilter"):
+                table, result, decisions[plan] = scan_filter(path, filters, ssd, plan=plan)
                 if not table.equals(expected):
                     raise SystemExit(f"{name} ({plan}): the graph's Table differs from read_csv(filters=...)")
                 modeled[plan] = result.model
+            decision = decisions["sampled"]
             rows[name] = {"rows_kept": expected.num_rows, "keys": list(decision.keys),
                           "pages_with_a_key": round(pages_holding(path, decision.keys, ssd.page_size), 4),
                           "sampled_selectivity": round(decision.selectivity, 5),

@@ -35,7 +35,7 @@ A graph that parses a file in the device and filters on the host:
 ...     _ = f.write("id,price\\n1,9.5\\n2,\\n3,12.25\\n")
 >>> parse = csv_parser(path)
 >>> parse
-SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..., headers_skipped: int64; work ...
+SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..., headers_skipped: int64, started: int64; work ...
 >>> keep = row_filter([("price", ">", 10)], parse.schema)
 >>> app = Application(ComputationalSSD("modern-gen4"))
 >>> scan, cheap = app.add(parse, on="device"), app.add(keep, on="host")

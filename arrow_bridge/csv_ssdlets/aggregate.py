@@ -94,7 +94,7 @@ def group_aggregate(aggregations: Sequence[tuple[str, str]], schema: pa.Schema, 
     for name in query.inputs:
         _check_use(name, query, schema)
     types = {name: schema.field(name).type for name in query.inputs}
-    key = ("aggregate", repr(aggregations), tuple(group_by), schema)
+    key = ("aggregate", tuple((a.column, a.func) for a in query.aggregations), tuple(query.group_by), schema)
     program = compiled_once(key, lambda: _aggregate_program(query, schema, ports), stage_prices(device))
     program.query, program.types, program.ports, program.inputs_by_column = query, types, ports, ports
     return program

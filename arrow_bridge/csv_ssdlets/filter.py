@@ -22,8 +22,10 @@ def row_filter(filters: Filters, schema: pa.Schema, *, device: Any = None) -> Cs
 
     Comparisons take a value of the column's kind: a number for a number
     column (an int column against a float compares as floats, as pyarrow
-    does), a ``datetime.date`` for a date column, a naive ``datetime.datetime``
-    for a timestamp column, a ``str`` for a string column (also ``starts
+    does; where pyarrow refuses a value it cannot cast exactly, an int past
+    2**53 against a float, this compares anyway), a ``datetime.date`` for a date
+    column, a naive ``datetime.datetime`` for a timestamp column (compared in
+    the finer of its unit and microseconds, as pyarrow compares), a ``str`` for a string column (also ``starts
     with``, ``ends with``, ``contains``). A ``pyarrow.compute.Expression``, or
     a value of another kind, raises :class:`~arrow_bridge.filters.FilterError`.
     ``device``'s profile prices its ``filter_tests`` and ``values_kept``.
@@ -115,11 +117,12 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
     op, string = predicate.op, is_string(type_)
     if op in ("is null", "is not null"):
         return f"p.{port}.valid[i] == {0 if op == 'is null' else 1}"
+    column = _column_value(port, type_)
     if op in _SYMBOLS:
         value = literals.add(_literal(predicate, type_))
         if string:
             return f"({valid} and compare_bytes({field}, {value}) {_SYMBOLS[op]} 0)"
-        return f"({valid} and p.{port}.values[i] {_SYMBOLS[op]} {value})"
+        return f"({valid} and {column} {_SYMBOLS[op]} {value})"
     if op in _STRING_TESTS:
         if not string:
             raise FilterError(f"row_filter: {predicate.op!r} is for string columns; {predicate.column!r} is {type_}")
@@ -135,9 +138,27 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
         kept = sorted(_literal(Predicate(predicate.column, "=", v), type_) for v in values)
         if any(isinstance(v, float) and math.isnan(v) for v in kept):
             raise FilterError(f"row_filter: NaN in the set of {predicate!r}")
-        member = f"in_sorted(p.{port}.values[i], {literals.add(np.array(kept, dtype=type_.to_pandas_dtype() if not pa.types.is_temporal(type_) else np.int64))})"
+        # Integers compare as int64, unless a value is not a whole number: then as floats, as pyarrow does.
+        exact = all(isinstance(v, int) or float(v).is_integer() for v in kept) and not pa.types.is_floating(type_)
+        try:
+            array = np.array([int(v) for v in kept] if exact else kept, dtype=np.int64 if exact else np.float64)
+        except OverflowError:
+            raise FilterError(f"row_filter: a value of {predicate!r} is past int64") from None
+        member = f"in_sorted({column if exact else f'np.float64({column})'}, {literals.add(array)})"
     found = f"(({valid} and {member}) or (p.{port}.valid[i] == 0 and {nulls_in}))"
     return found if op == "in" else f"(not {found})"
+
+
+#: Timestamps compare in the finer of the column's unit and a datetime's (us), as pyarrow
+#: compares a column with a finer scalar: (factor on the column's values, on the literal's us).
+_TIMESTAMP_SCALES = {"s": (1_000_000, 1), "ms": (1_000, 1), "us": (1, 1), "ns": (1, 1_000)}
+
+
+def _column_value(port: str, type_: pa.DataType) -> str:
+    """Row ``i``'s value of a fixed-width port, in the unit its literals take."""
+    if pa.types.is_timestamp(type_) and _TIMESTAMP_SCALES[type_.unit][0] > 1:
+        return f"(np.int64(p.{port}.values[i]) * {_TIMESTAMP_SCALES[type_.unit][0]})"
+    return f"p.{port}.values[i]"
 
 
 def _literal(predicate: Predicate, type_: pa.DataType) -> Any:
@@ -150,7 +171,7 @@ def _literal(predicate: Predicate, type_: pa.DataType) -> Any:
     if type_ == pa.date32() and isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
         return (value - datetime.date(1970, 1, 1)).days
     if pa.types.is_timestamp(type_) and isinstance(value, datetime.datetime) and value.tzinfo is None:
-        return pa.scalar(value, type=type_).value
+        return pa.scalar(value, type=pa.timestamp("us")).value * _TIMESTAMP_SCALES[type_.unit][1]
     if is_string(type_) and isinstance(value, str):
         return np.frombuffer(value.encode(), np.uint8).copy()
     raise FilterError(f"row_filter: {predicate.column!r} is {type_}; compare it with a value of that kind, "

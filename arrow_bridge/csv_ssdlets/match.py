@@ -16,38 +16,46 @@ from arrow_bridge.options import CsvOptions
 from ndp_core.ssdlets import PAGES, Out, SSDlet
 from ndp_core.ssdlets.examples import QUOTED, next_field_state
 
-def records_containing(keys: Sequence[str], *, device: Any = None, header: bool = True, **options: Any) -> SSDlet:
+def records_containing(keys: Sequence[str], *, device: Any = None, **options: Any) -> SSDlet:
     """Biscuit's pattern matcher as an SSDlet: file pages in, the records holding
     one of ``keys`` out (``records``, one value per record, line end kept), for
     :func:`csv_parser` with ``records=True``.
 
-    Record ends follow the dialect's quoting (a line feed in a quoted field stays
-    in its record); the first record is dropped when ``header``. Its work counts
-    ``bytes_searched`` (a profile with a scan pipeline, ``biscuit-pm``'s
-    per-channel matcher, charges it there), ``lines_matched`` and
-    ``bytes_emitted``, at ``device``'s profile's prices (default ``biscuit-pm``'s).
-    Pair it with :func:`prefilter_keys`, which says which keys a filter allows.
+    Records end as the reader ends them: at LF, CR or CRLF outside quotes (a line
+    end in a quoted field stays in its record); empty lines are skipped, a UTF-8
+    BOM at the file's start too, and the header row is dropped when ``options``
+    say the file has one. A record is searched with its quote characters taken
+    out, so ``"hi"t`` (the value ``hit``) holds ``hit``. Options are
+    ``read_csv``'s; an escape character or ``doublequote=False`` is refused (the
+    record ends would differ from the reader's). A record longer than
+    :data:`MAX_RECORD_BYTES` stops the run. Its work counts ``bytes_searched`` (a
+    profile with a scan pipeline, ``biscuit-pm``'s per-channel matcher, charges
+    it there), ``lines_matched`` and ``bytes_emitted``, at ``device``'s
+    profile's prices (default ``biscuit-pm``'s). Pair it with
+    :func:`prefilter_keys`, which says which keys a filter allows.
 
     >>> records_containing(["1995-01-17"])
     SSDlet records_containing(pages: pages) -> (records: binary); state carry: ...; work bytes_searched, ...
     """
     opts = parse_options(options)
-    if opts.escape_char is not None:
-        raise ValueError("records_containing follows quotes, not an escape character")
+    if opts.escape_char is not None or not opts.double_quote:
+        raise ValueError("records_containing follows quotes as the reader's default dialect does: "
+                         "no escape character, doubled quotes")
     encoded = [key.encode() for key in keys]
     if not encoded or not all(encoded):
         raise ValueError("records_containing needs at least one key, none of them empty")
-    return compiled_once(("match", tuple(encoded), header, settings_key(options)),
-                          lambda: _match_program(encoded, header, opts), _match_prices(device))
+    return compiled_once(("match", tuple(encoded), settings_key(options)),
+                         lambda: _match_program(encoded, opts), _match_prices(device))
 
 
-def _match_program(encoded: list[bytes], header: bool, opts: CsvOptions) -> SSDlet:
+def _match_program(encoded: list[bytes], opts: CsvOptions) -> SSDlet:
     namespace = kernel_namespace(None, None)
     namespace.update(KEY_DATA=np.frombuffer(b"".join(encoded), np.uint8).copy(),
                      KEY_OFFSETS=np.cumsum([0] + [len(k) for k in encoded]).astype(np.int64),
-                     HEADER=int(header), DELIMITER=ord(opts.delimiter),
+                     HEADER=int(opts.header), DELIMITER=ord(opts.delimiter),
                      QUOTE=ord(opts.quote_char) if opts.quote_char else -1,
-                     next_field_state=next_field_state, QUOTED=QUOTED, any_key=any_key)
+                     next_field_state=next_field_state, QUOTED=QUOTED, any_key=any_key,
+                     only_line_ends=only_line_ends)
     func = compiled_function("records_containing", _MATCH_TEMPLATE, namespace)
     return SSDlet(func, inputs={"pages": PAGES},
                   outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
@@ -70,8 +78,9 @@ def prefilter_keys(filters: Filters, schema: pa.Schema, *, quote_char: Optional[
 
     Each AND-group needs an equality (``=``, ``in``) on a date32 column (its values
     are written ``YYYY-MM-DD``, the only spelling the reader reads as a date) or
-    a string column (a value without the quote or escape character is written as
-    it is, quoted or not); the keys are those values. A group without one, or
+    a string column (for a value without the quote or escape character, its
+    field with the quotes taken out holds it, as :func:`records_containing`
+    searches); the keys are those values. A group without one, or
     with a null in its ``in``, could keep a record holding no key: then None, and
     the whole file must be parsed.
 
@@ -110,30 +119,38 @@ def _key_texts(predicate: Predicate, schema: pa.Schema, quote: Optional[str], es
 
 
 _MATCH_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int64), ("state", np.int64),
-                         ("seen", np.int64)])
+                         ("seen", np.int64), ("started", np.int64)])
 
 _MATCH_TEMPLATE = '''
 def records_containing(p):
     c = p.carry[0]
     n = 0
-    for i in range(p.pages.size + 1):
+    first = 0
+    if c["started"] == 0:
+        c["started"] = 1
+        if p.pages.size >= 3 and p.pages[0] == 0xEF and p.pages[1] == 0xBB and p.pages[2] == 0xBF:
+            first = 3  # a UTF-8 BOM at the file's start, which the reader skips
+    for i in range(first, p.pages.size + 1):
         if i < p.pages.size:
             b = p.pages[i]
             c["bytes"][c["n"]] = b
             c["n"] += 1
-            ends = b == 10 and c["state"] != QUOTED
+            ends = (b == 10 or b == 13) and c["state"] != QUOTED
             c["state"] = next_field_state(c["state"], b, DELIMITER, QUOTE)
         else:
             ends = p.at_end and c["n"] > 0
-        if ends:
+        if not ends:
+            continue
+        c["state"] = 0
+        if not only_line_ends(c["bytes"], c["n"]):
             c["seen"] += 1
-            if c["seen"] > HEADER and any_key(c["bytes"], 0, c["n"], KEY_DATA, KEY_OFFSETS):
+            if c["seen"] > HEADER and any_key(c["bytes"], c["n"], KEY_DATA, KEY_OFFSETS, QUOTE):
                 at = p.records.offsets[n]
                 p.records.data[at:at + c["n"]] = c["bytes"][:c["n"]]
                 p.records.offsets[n + 1] = at + c["n"]
                 n += 1
                 p.bytes_emitted[0] += c["n"]
-            c["n"] = 0
+        c["n"] = 0
     p.bytes_searched[0] += p.pages.size
     p.lines_matched[0] += n
     return n
@@ -141,9 +158,26 @@ def records_containing(p):
 
 
 @njit(nogil=True, cache=True)
-def any_key(data, a, b, keys, offsets):
-    """Whether ``data[a:b]`` holds one of the strings ``keys[offsets[k]:offsets[k + 1]]``."""
+def only_line_ends(data, n):
+    """Whether ``data[:n]`` is an empty line (only CR and LF bytes), which the reader skips."""
+    for k in range(n):
+        if data[k] != 10 and data[k] != 13:
+            return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def any_key(data, n, keys, offsets, quote):
+    """Whether ``data[:n]``, its ``quote`` bytes taken out, holds one of the strings
+    ``keys[offsets[k]:offsets[k + 1]]``. Keys hold no quote, so taking quotes out only
+    joins a value's text as the reader joins it (``"hi"t`` is ``hit``), never hides one."""
+    text = np.empty(n, np.uint8)
+    m = 0
+    for k in range(n):
+        if data[k] != quote:
+            text[m] = data[k]
+            m += 1
     for k in range(offsets.size - 1):
-        if contains(data, a, b, keys[offsets[k]:offsets[k + 1]]):
+        if contains(text, 0, m, keys[offsets[k]:offsets[k + 1]]):
             return True
     return False

@@ -56,11 +56,13 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     rules, dialect = ValueRules.from_options(opts), Dialect.from_options(opts)
     namespace = kernel_namespace(rules, dialect)
     namespace.update(valid_bytes=valid_bytes, MAX_RECORD_BYTES=MAX_RECORD_BYTES)
-    namespace["HEADER"] = 1 if opts.header and opts.column_names is None and not records else 0
+    # A header row is skipped whether or not names are given (names= with header=0); the
+    # matcher drops it before a records input.
+    namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records)
     body = "".join(_convert_lines(k, port, field.type, rules) for k, (port, field) in enumerate(zip(ports, schema)))
     work = "".join(f"    p.csv_{name}[0] += counters[{READER_COUNTERS.slot(name)}]\n" for name in READER_COUNTERS.modeled)
     text = "p.records.data[:p.records.offsets[p.records.offsets.size - 1]]" if records else "p.pages"
-    source_text = _PARSE_TEMPLATE.format(ncols=len(schema), text=text, convert=body, work=work,
+    source_text = _PARSE_TEMPLATE.format(ncols=len(schema), text=text, convert=body, work=work, first=ports[0],
                                          returns=", ".join(["rows"] * len(ports)))
     func = compiled_function("csv_parser", source_text, namespace)
     # Rows a call may send: one per input byte (pages) or record, plus what the carry holds.
@@ -69,7 +71,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
                          outputs={p: Out(Nullable(f.type), extra_rows=carried,
                                          **({"extra_bytes": MAX_RECORD_BYTES} if is_string(f.type) else {}))
                                   for p, f in zip(ports, schema)},
-                         args={}, state={"carry": _CARRY, "headers_skipped": pa.int64()},
+                         args={}, state={"carry": _CARRY, "headers_skipped": pa.int64(), "started": pa.int64()},
                          work=parse_prices(None), budget=1 << 40)
     program.columns = dict(zip(ports, schema.names))
     return program
@@ -106,9 +108,16 @@ def csv_parser(p):
     buf[kept:size] = text
     counters = np.zeros(N_COUNTERS, np.int64)
     start = 0
-    if p.headers_skipped[0] < HEADER:
+    if BOM_AT_START and p.started[0] == 0:
+        if size < 3 and not p.at_end:
+            start = size  # too little to see a BOM yet: all of it waits in the carry
+        else:
+            p.started[0] = 1
+            if size >= 3 and buf[0] == 0xEF and buf[1] == 0xBB and buf[2] == 0xBF:
+                start = 3  # a UTF-8 BOM at the file's start, which the reader skips
+    if p.headers_skipped[0] < HEADER and start < size:
         one = np.empty(1, np.int32)
-        status, rows, pos, lines = tokenize(buf, 0, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
+        status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
                                             ESCAPE, DOUBLE_QUOTE, False, one, np.empty({ncols}, np.int32),
                                             np.zeros({ncols}, np.uint8), np.zeros((1, 2), np.int64), counters)
         if status != OK and status != NEEDS_MORE and status != OUT_OF_SPACE:
@@ -124,12 +133,14 @@ def csv_parser(p):
     flags = np.zeros(capacity * {ncols}, np.uint8)
     rows = 0
     pos = size
-    if p.headers_skipped[0] >= HEADER:
+    if p.headers_skipped[0] >= HEADER and (p.started[0] == 1 or not BOM_AT_START):
         status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
                                             ESCAPE, DOUBLE_QUOTE, False, row_starts, ends, flags, np.zeros((1, 2), np.int64),
                                             counters)
         if status != OK and status != NEEDS_MORE:
             raise ValueError("a record the tokenizer refuses (field count, unterminated quote)")
+        if rows > p.{first}.valid.size:
+            raise ValueError("more records than the outputs hold (records that were not whole)")
     elif not p.at_end:
         pos = 0
     if size - pos > MAX_RECORD_BYTES:

@@ -160,10 +160,13 @@ def port_names(names: Sequence[str]) -> list[str]:
     >>> port_names(["a", "my col", "at_end", "csv_rows"])
     ['a', 'column_1', 'column_2', 'column_3']
     """
-    reserved = {"pages", "records", "carry", "headers_skipped", "at_end"}
+    # The programs' own fields, and the prefixes of the aggregate's and filter's outputs.
+    reserved = {"pages", "records", "carry", "headers_skipped", "started", "at_end", "filter_tests", "values_kept",
+                "aggregate_updates"}
     ports: list[str] = []
     for k, name in enumerate(names):
-        plain = name.isidentifier() and not keyword.iskeyword(name) and not name.startswith(("_", "csv_", "kept_"))
+        plain = name.isidentifier() and not keyword.iskeyword(name) and \
+            not name.startswith(("_", "csv_", "kept_", "key_", "count_", "isum_", "fsum_", "min_", "max_"))
         candidate = name if plain and name not in reserved else f"column_{k}"
         while candidate in ports or candidate in reserved:
             candidate += "_"

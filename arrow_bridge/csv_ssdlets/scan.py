@@ -15,7 +15,7 @@ from arrow_bridge.csv_ssdlets.parse import csv_parser
 from arrow_bridge.csv_ssdlets.programs import CsvProgram, connect_columns, parse_options
 from arrow_bridge.filters import Filters
 from arrow_bridge.options import CsvOptions
-from ndp_core.ssdlets import SSDlet
+from ndp_core.ssdlets import SSDlet, SSDletError
 from ndp_core.ssdlets.application import RunResult
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples
     parse. The faster, in modeled time, then reads the whole file: Biscuit
     samples pages to estimate selectivity and offloads a filter only where it
     pays. Parse and filter run on the host (as MariaDB's did on Biscuit's).
-    ``plan="prefilter"`` or ``"parse_all"`` runs that plan whatever the sample says.
+    ``plan="prefilter"`` or ``"parse_all"`` runs that plan and takes no sample (the
+    decision's estimates are then NaN).
     Returns the Table, the run's :class:`~ndp_core.ssdlets.RunResult` (work
     and modeled time) and the :class:`ScanDecision`.
     """
@@ -56,26 +57,45 @@ def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples
     parse = csv_parser(path, device=device, **options)
     keep = row_filter(filters, parse.schema, device=device)
     keys = prefilter_keys(filters, parse.schema, quote_char=opts.quote_char, escape_char=opts.escape_char)
+    if opts.escape_char is not None or not opts.double_quote:
+        keys = None  # the matcher follows the default quoting only
     matcher = parse_records = None
-    if keys is not None and opts.escape_char is None:
-        header = opts.header and opts.column_names is None
-        matcher = records_containing(keys, device=device, header=header, **options)
+    if keys is not None:
+        matcher = records_containing(keys, device=device, **options)
         parse_records = csv_parser(parse.schema, device=device, records=True, **options)
     elif plan == "prefilter":
-        raise ValueError(f"filters {filters!r} name no key a record must hold (see prefilter_keys)")
+        raise ValueError(f"no prefilter for filters {filters!r} with these options: they name no key a record "
+                         "must hold (see prefilter_keys), or the dialect has an escape character or "
+                         "doublequote=False, which the matcher does not follow")
+    found = tuple(keys) if keys is not None else None
+    if plan == "sampled":
+        decision = _sampled_decision(device, path, samples, opts, found, (parse, parse_records, keep, matcher))
+        prefilter = decision.prefilter
+    else:  # a forced plan takes no sample (nor runs the other plan's programs)
+        decision, prefilter = ScanDecision(found, 0, math.nan, math.nan, math.nan), plan == "prefilter"
+    result = _filter_graph(device, path, parse_records, keep, matcher) if prefilter else \
+        _filter_graph(device, path, parse, keep)
+    return keep.table(result, "row_filter"), result, decision
+
+
+def _sampled_decision(device: Any, path: Any, samples: int, opts: CsvOptions, keys: Optional[tuple[str, ...]],
+                      programs: tuple) -> ScanDecision:
+    """Both plans on a sample of the file, modeled (a matcher the sample stops, say on a
+    record longer than it carries, counts as not paying)."""
+    parse, parse_records, keep, matcher = programs
     with tempfile.TemporaryDirectory() as folder:
         sample = _sample_file(path, os.path.join(folder, "sample.csv"), samples, opts)
         everything = _filter_graph(device, sample, parse, keep)
         timings = {"parse_all_s": everything.model.makespan_s, "prefilter_s": math.inf, "selectivity": 1.0}
         if matcher is not None:
-            matched = _filter_graph(device, sample, parse_records, keep, matcher)
-            sent, read = matched.work[0].counters["lines_matched"], everything.work[0].counters["csv_rows"]
-            timings.update(prefilter_s=matched.model.makespan_s, selectivity=sent / max(read, 1))
-        decision = ScanDecision(tuple(keys) if keys is not None else None, os.path.getsize(sample), **timings)
-    prefilter = decision.prefilter if plan == "sampled" else plan == "prefilter"
-    result = _filter_graph(device, path, parse_records, keep, matcher) if prefilter else \
-        _filter_graph(device, path, parse, keep)
-    return keep.table(result, "row_filter"), result, decision
+            try:
+                matched = _filter_graph(device, sample, parse_records, keep, matcher)
+            except SSDletError:
+                matched = None
+            if matched is not None:
+                sent, read = matched.work[0].counters["lines_matched"], everything.work[0].counters["csv_rows"]
+                timings.update(prefilter_s=matched.model.makespan_s, selectivity=sent / max(read, 1))
+        return ScanDecision(keys, os.path.getsize(sample), **timings)
 
 
 def _filter_graph(device: Any, path: Any, parse: CsvProgram, keep: CsvProgram,

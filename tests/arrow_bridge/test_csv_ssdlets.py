@@ -171,7 +171,7 @@ KEYED = [[("name", "in", ["n1", "ünï"]), ("price", "is not null")],
 @pytest.mark.parametrize("plan", ["prefilter", "parse_all"])
 def test_the_matcher_in_front_gives_read_csvs_filtered_table(biscuit, messy_csv, plan):
     table, result, decision = scan_filter(messy_csv, KEYED, biscuit, plan=plan)
-    assert decision.keys == ("n1", "ünï", "2020-01-05") and 0 < decision.selectivity < 1
+    assert decision.keys == ("n1", "ünï", "2020-01-05") and decision.sample_bytes == 0  # a forced plan: no sample
     assert table.equals(arrow_bridge.read_csv(messy_csv, filters=KEYED))
     nodes = [w.program for w in result.work]
     assert nodes == (["records_containing", "csv_parser", "row_filter"] if plan == "prefilter"
@@ -249,3 +249,52 @@ def test_aggregates_it_does_not_take_say_why():
         group_aggregate([("u", "sum")], schema)
     with pytest.raises(KeyError, match="no column 'x'"):
         group_aggregate([("x", "sum")], schema)
+
+
+def test_records_that_are_not_whole_stop_the_run_instead_of_overrunning(ssd):
+    """A records input must hold whole records, one per value; 50 lines in one value
+    would be 50 rows for outputs sized for 2."""
+    program = csv_parser(pa.schema({"s": pa.string(), "n": pa.int64()}), records=True)
+    app = Application(ssd)
+    node = app.add(program, on="host")
+    app.feed(node.records, pa.array([b"x,0\n" * 50], pa.binary()))
+    for port in program.outputs:
+        app.collect(node.port(port))
+    with pytest.raises(SSDletError):
+        app.run()
+
+
+@pytest.mark.parametrize("text, filters", [
+    ('k,v\n"hi"t,1\nhit,2\nmiss,3\n', [("k", "=", "hit")]),  # the reader joins text after a closing quote
+    ("k,v\rhit,1\rmiss,2\rhit,3\r", [("k", "=", "hit")]),  # lone CR line ends
+    ("\nk,v\nk,x\ny,z\n", [("k", "=", "k")]),  # an empty line before the header
+    ('\ufeffk,v\nhit,1\nmiss,2\n', [("k", "in", ["hit", "miss"])]),  # a BOM
+])
+def test_the_prefilter_keeps_every_record_the_filter_keeps(biscuit, tmp_path, text, filters):
+    path = tmp_path / "keys.csv"
+    path.write_bytes(text.encode())
+    expected = arrow_bridge.read_csv(path, filters=filters)
+    for plan in ("prefilter", "parse_all"):
+        assert scan_filter(path, filters, biscuit, plan=plan)[0].equals(expected)
+
+
+def test_header_options_and_names_read_as_read_csv_reads_them(ssd, tmp_path):
+    path = tmp_path / "named.csv"
+    path.write_bytes("\ufeffa,b\nx,1\nz,2\n".encode())
+    for options in ({"names": ["c", "d"], "header": 0}, {"header": None}, {}):
+        table = _run(ssd, path, csv_parser(path, **options), ("device",), 1)
+        assert table.equals(arrow_bridge.read_csv(path, **options)), options
+    filters = [("a", "=", "x")]
+    assert scan_filter(path, filters, ssd, header=0)[0].equals(arrow_bridge.read_csv(path, filters=filters, header=0))
+
+
+def test_filter_values_compare_as_pyarrow_compares_them(ssd, tmp_path):
+    path = tmp_path / "values.csv"
+    path.write_text("i,t\n1,2020-01-01 00:00:00\n3,2020-01-01 00:00:01\n2,2020-01-01 00:00:02\n")
+    program = csv_parser(path)
+    half = datetime.datetime(2020, 1, 1, 0, 0, 1, 500000)
+    for filters in ([("i", "in", [1.5, 3])], [("i", "not in", [1.5])], [("i", "in", [2.9999999, 300])],
+                    [("t", ">=", datetime.datetime(2020, 1, 1, 0, 0, 0, 500000))], [("t", "==", half)],
+                    [("t", "<", half)]):
+        table = _run(ssd, path, program, ("host", "device"), 1, row_filter(filters, program.schema))
+        assert table.equals(arrow_bridge.read_csv(path, filters=filters)), filters
