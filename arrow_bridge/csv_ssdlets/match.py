@@ -8,8 +8,8 @@ import numpy as np
 import pyarrow as pa
 
 from arrow_bridge.csv_ssdlets.parse import MAX_RECORD_BYTES
-from arrow_bridge.csv_ssdlets.programs import (compiled_function, compiled_once, contains, is_string,
-                                               kernel_namespace, parse_options, profile_price, settings_key)
+from arrow_bridge.csv_ssdlets.programs import (compiled_function, compiled_once, contains, counter_prices, is_string,
+                                               kernel_namespace, parse_options, settings_key)
 from arrow_bridge.filters import Filters, Predicate, RowFilter
 from arrow_bridge.jit import njit
 from arrow_bridge.options import CsvOptions
@@ -64,12 +64,7 @@ def _match_program(encoded: list[bytes], opts: CsvOptions) -> SSDlet:
 
 def _match_prices(device: Any) -> dict[str, tuple[float, float]]:
     """The matcher's counters at ``device``'s profile's prices (default ``biscuit-pm``'s)."""
-    profile = getattr(device, "profile", None)
-    if profile is None:
-        from device_emulator import load_profile
-
-        profile = load_profile("biscuit-pm")
-    return {name: profile_price(profile, name) for name in ("bytes_searched", "lines_matched", "bytes_emitted")}
+    return counter_prices(device, ("bytes_searched", "lines_matched", "bytes_emitted"), default="biscuit-pm")
 
 
 def prefilter_keys(filters: Filters, schema: pa.Schema, *, quote_char: Optional[str] = '"',

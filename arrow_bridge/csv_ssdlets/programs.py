@@ -28,11 +28,6 @@ from ndp_core.ssdlets import SSDlet
 from ndp_core.ssdlets.application import RunResult
 from ndp_core.ssdlets.graph import Node
 
-#: Cycles per unit on the host (the reader table of the device profiles) and, for a
-#: device core, twice that (the profiles' assumption); a ``device=`` gives its own.
-_READER_TABLE = {"bytes_scanned": 4.0, "rows": 10.0, "fields": 15.0, "ints": 52.0, "floats": 119.0,
-                 "bools": 8.0, "temporals": 60.0, "string_bytes": 1.0, "nulls": 4.0}
-
 # Options the parse program follows; any other option a read takes is refused by name.
 _OPTIONS_KEPT = {"delimiter", "quote_char", "double_quote", "escape_char", "column_names", "header", "null_values",
                  "true_values", "false_values", "strings_can_be_null", "quoted_strings_can_be_null",
@@ -175,41 +170,36 @@ def port_names(names: Sequence[str]) -> list[str]:
 
 
 def parse_prices(device: Any) -> dict[str, tuple[float, float]]:
-    """Cycles per unit of each parse counter, ``(device core, host)``: ``device``'s profile's
-    ``[cores.cycles]`` and ``[host.cycles]`` prices of the reader's counters, or, without a
-    device, the profiles' reader table (twice it on a device core).
+    """Cycles per unit of each parse counter, ``(device core, host)``: the reader's
+    counters at ``device``'s profile's prices (default ``modern-gen4``'s, whose host
+    prices are the reader table measured on this reader).
 
     >>> parse_prices(None)["csv_floats"]
     (238.0, 119.0)
     """
-    profile = getattr(device, "profile", None)
-    prices = {}
-    for name in READER_COUNTERS.modeled:
-        if profile is not None:
-            prices[f"csv_{name}"] = profile_price(profile, name)
-        else:
-            prices[f"csv_{name}"] = (2 * _READER_TABLE[name], _READER_TABLE[name])
-    return prices
+    prices = counter_prices(device, READER_COUNTERS.modeled)
+    return {f"csv_{name}": price for name, price in prices.items()}
 
 
 def stage_prices(device: Any, names: Sequence[str] = STAGE_COUNTERS.names) -> dict[str, tuple[float, float]]:
     """Cycles per unit of the span stages' counters (``filter_tests``, ``values_kept``,
-    ``aggregate_updates``), ``(device core, host)``, from ``device``'s profile or, without
-    one, ``modern-gen4``'s (whose host prices were measured on this reader's stages).
+    ``aggregate_updates``), ``(device core, host)``, as :func:`counter_prices` finds them.
 
     >>> stage_prices(None, ["filter_tests"])
     {'filter_tests': (4.0, 2.0)}
     """
+    return counter_prices(device, names)
+
+
+def counter_prices(device: Any, names: Sequence[str], default: str = "modern-gen4") -> dict[str, tuple[float, float]]:
+    """``(device core, host)`` cycles per unit of each counter in ``names``: ``[cores.cycles]``
+    and ``[host.cycles]`` of ``device``'s profile, or of the ``default`` profile without one."""
     profile = getattr(device, "profile", None)
     if profile is None:
         from device_emulator import load_profile
 
-        profile = load_profile("modern-gen4")
-    return {name: profile_price(profile, name) for name in names}
-
-
-def profile_price(profile: Any, counter: str) -> tuple[float, float]:
-    return float(profile[f"cores.cycles.{counter}"]), float(profile[f"host.cycles.{counter}"])
+        profile = load_profile(default)
+    return {name: (float(profile[f"cores.cycles.{name}"]), float(profile[f"host.cycles.{name}"])) for name in names}
 
 
 

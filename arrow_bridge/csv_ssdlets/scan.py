@@ -18,6 +18,7 @@ from arrow_bridge.options import CsvOptions
 from ndp_core.ssdlets import SSDlet, SSDletError
 from ndp_core.ssdlets.application import RunResult
 
+
 @dataclass(frozen=True)
 class ScanDecision:
     """How :func:`scan_filter` ran a query: whether the matcher prefiltered the
