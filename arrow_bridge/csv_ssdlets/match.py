@@ -44,7 +44,7 @@ def records_containing(keys: Sequence[str], *, device: Any = None, **options: An
     encoded = [key.encode() for key in keys]
     if not encoded or not all(encoded):
         raise ValueError("records_containing needs at least one key, none of them empty")
-    return compiled_once(("match", tuple(encoded), settings_key(options)),
+    return compiled_once(("match", tuple(encoded), settings_key(opts)),
                          lambda: _match_program(encoded, opts), _match_prices(device))
 
 

@@ -45,7 +45,7 @@ def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, record
     """
     opts = parse_options(options)
     schema = source if isinstance(source, pa.Schema) else _first_block_schema(source, options)
-    key = ("parse", schema, settings_key(options), records)
+    key = ("parse", schema, settings_key(opts), records)
     return compiled_once(key, lambda: _parse_program(schema, opts, records), parse_prices(device))
 
 

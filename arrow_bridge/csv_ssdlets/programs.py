@@ -131,9 +131,20 @@ def parse_options(options: Mapping[str, Any]) -> CsvOptions:
     return opts
 
 
-def settings_key(options: Mapping[str, Any]) -> str:
-    """Options as a key for :data:`_PROGRAMS` (their values are plain data and Arrow types)."""
-    return repr(sorted(options.items(), key=lambda item: item[0]))
+# Resolved options a program's code depends on (the schema, also part of its key, holds the
+# names and types): two spellings of one dialect (``sep=","`` or none) share a program.
+_OPTIONS_COMPILED = ("delimiter", "quote_char", "double_quote", "escape_char", "header", "null_values", "true_values",
+                     "false_values", "strings_can_be_null", "quoted_strings_can_be_null", "decimal_point",
+                     "check_utf8", "semantics")
+
+
+def settings_key(opts: CsvOptions) -> str:
+    """Resolved options as a key for :data:`_PROGRAMS`: only those a program's code depends on.
+
+    >>> settings_key(parse_options({"sep": ","})) == settings_key(parse_options({"header": 0}))
+    True
+    """
+    return repr([(name, getattr(opts, name)) for name in _OPTIONS_COMPILED])
 
 
 def check_column_type(field: pa.Field) -> None:

@@ -19,6 +19,9 @@ from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, SSDletError
 
 SIDES = list(itertools.product(["device", "host"], repeat=2))
+#: The small files' columns: one schema, so that their tests share compiled programs
+#: (each schema, filter and key set compiles once, in seconds).
+KV = pa.schema({"k": pa.string(), "v": pa.int64()})
 FILTERS = [[("id", ">", 100), ("day", "<=", datetime.date(2020, 1, 10)), ("note", "contains", "a")],
            [("price", "is null"), ("id", "in", [7, 14, 21, 10**12])],
            [("note", "starts with", "two"), ("when", ">=", datetime.datetime(2021, 6, 1, 12))],
@@ -101,20 +104,20 @@ def test_the_filter_keeps_what_read_csv_filters_keep(ssd, messy_csv, parse, keep
 
 def test_a_value_past_the_first_blocks_type_stops_the_run(ssd, tmp_path):
     path = tmp_path / "widens.csv"
-    path.write_text("n\n" + "1\n" * 5000 + "1.5\n")
+    path.write_text("k,v\n" + "a,1\n" * 5000 + "b,1.5\n")
     program = csv_parser(path, block_size=4096)  # the first block says int64
-    assert program.outputs["n"].type.arrow == pa.int64()
+    assert program.schema == KV
     with pytest.raises(SSDletError, match="csv_parser"):
         _run(ssd, path, program, ("host", None), 4)
-    widened = csv_parser(path, dtype={"n": "float64"})  # as the reader would, given the type
+    widened = csv_parser(path, dtype={"v": "float64"})  # as the reader would, given the type
     assert _run(ssd, path, widened, ("device", None), 4).equals(arrow_bridge.read_csv(path))
 
 
 def test_a_record_longer_than_the_carry_stops_the_run(ssd, tmp_path):
     path = tmp_path / "long.csv"
-    path.write_text("s\n" + "x" * (MAX_RECORD_BYTES + 40_000) + "\nshort\n")
+    path.write_text("k,v\n" + "x" * (MAX_RECORD_BYTES + 40_000) + ",1\nshort,2\n")
     with pytest.raises(SSDletError):
-        _run(ssd, path, csv_parser(pa.schema({"s": pa.string()})), ("device", None), 1)
+        _run(ssd, path, csv_parser(KV), ("device", None), 1)
 
 
 def test_options_that_choose_rows_or_columns_are_refused(messy_csv):
@@ -254,7 +257,7 @@ def test_aggregates_it_does_not_take_say_why():
 def test_records_that_are_not_whole_stop_the_run_instead_of_overrunning(ssd):
     """A records input must hold whole records, one per value; 50 lines in one value
     would be 50 rows for outputs sized for 2."""
-    program = csv_parser(pa.schema({"s": pa.string(), "n": pa.int64()}), records=True)
+    program = csv_parser(KV, records=True)
     app = Application(ssd)
     node = app.add(program, on="host")
     app.feed(node.records, pa.array([b"x,0\n" * 50], pa.binary()))
@@ -267,8 +270,8 @@ def test_records_that_are_not_whole_stop_the_run_instead_of_overrunning(ssd):
 @pytest.mark.parametrize("text, filters", [
     ('k,v\n"hi"t,1\nhit,2\nmiss,3\n', [("k", "=", "hit")]),  # the reader joins text after a closing quote
     ("k,v\rhit,1\rmiss,2\rhit,3\r", [("k", "=", "hit")]),  # lone CR line ends
-    ("\nk,v\nk,x\ny,z\n", [("k", "=", "k")]),  # an empty line before the header
-    ('\ufeffk,v\nhit,1\nmiss,2\n', [("k", "in", ["hit", "miss"])]),  # a BOM
+    ("\nk,v\nk,1\ny,2\n", [("k", "=", "k")]),  # an empty line before the header
+    ('\ufeffk,v\nhit,1\nmiss,2\n', [("k", "=", "hit")]),  # a BOM
 ])
 def test_the_prefilter_keeps_every_record_the_filter_keeps(biscuit, tmp_path, text, filters):
     path = tmp_path / "keys.csv"
@@ -280,11 +283,11 @@ def test_the_prefilter_keeps_every_record_the_filter_keeps(biscuit, tmp_path, te
 
 def test_header_options_and_names_read_as_read_csv_reads_them(ssd, tmp_path):
     path = tmp_path / "named.csv"
-    path.write_bytes("\ufeffa,b\nx,1\nz,2\n".encode())
+    path.write_bytes("\ufeffk,v\nhit,1\nz,2\n".encode())
     for options in ({"names": ["c", "d"], "header": 0}, {"header": None}, {}):
         table = _run(ssd, path, csv_parser(path, **options), ("device",), 1)
         assert table.equals(arrow_bridge.read_csv(path, **options)), options
-    filters = [("a", "=", "x")]
+    filters = [("k", "=", "hit")]
     assert scan_filter(path, filters, ssd, header=0)[0].equals(arrow_bridge.read_csv(path, filters=filters, header=0))
 
 
