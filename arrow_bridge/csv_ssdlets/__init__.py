@@ -21,9 +21,10 @@ a program once per process, port names, prices).
 Ports are typed before a graph runs (Biscuit's rule), so the column types
 come from the reader's first block (as :func:`arrow_bridge.open_csv` infers
 them) or from ``dtype=``/``column_types``; a later value that does not fit
-its port's type stops the run with an ``SSDletError`` (naming the program and
-the call, not the column: a program's own exception text does not cross the
-engine), where ``read_csv`` would have widened the column.
+its port's type stops the run with an ``SSDletError``, where ``read_csv``
+would have widened the column. Bad input stops it the same way; the error's
+``byte_offset`` says where, and :func:`reader_error` gives ``read_csv``'s
+``CsvParseError`` for it, with line and column (:func:`scan_filter` raises that).
 
 A graph that parses a file in the device and filters on the host:
 
@@ -35,7 +36,7 @@ A graph that parses a file in the device and filters on the host:
 ...     _ = f.write("id,price\\n1,9.5\\n2,\\n3,12.25\\n")
 >>> parse = csv_parser(path)
 >>> parse
-SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..., headers_skipped: int64, started: int64; work ...
+SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..., started: int64, consumed: int64; work ...
 >>> keep = row_filter([("price", ">", 10)], parse.schema)
 >>> app = Application(ComputationalSSD("modern-gen4"))
 >>> scan, cheap = app.add(parse, on="device"), app.add(keep, on="host")
@@ -49,9 +50,9 @@ SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..
 from arrow_bridge.csv_ssdlets.aggregate import AggregateProgram, group_aggregate
 from arrow_bridge.csv_ssdlets.filter import row_filter
 from arrow_bridge.csv_ssdlets.match import prefilter_keys, records_containing
-from arrow_bridge.csv_ssdlets.parse import MAX_RECORD_BYTES, csv_parser
+from arrow_bridge.csv_ssdlets.parse import MAX_RECORD_BYTES, csv_parser, reader_error
 from arrow_bridge.csv_ssdlets.programs import CsvProgram, connect_columns, parse_prices
 from arrow_bridge.csv_ssdlets.scan import ScanDecision, scan_filter
 
-__all__ = ["CsvProgram", "AggregateProgram", "csv_parser", "row_filter", "group_aggregate", "connect_columns",
-           "records_containing", "prefilter_keys", "scan_filter", "ScanDecision", "parse_prices", "MAX_RECORD_BYTES"]
+__all__ = ["CsvProgram", "AggregateProgram", "csv_parser", "reader_error", "row_filter", "group_aggregate",
+           "connect_columns", "records_containing", "prefilter_keys", "scan_filter", "ScanDecision", "parse_prices", "MAX_RECORD_BYTES"]

@@ -14,7 +14,7 @@ from arrow_bridge.dialect import Dialect
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import READER_COUNTERS
 from arrow_bridge.options import CsvOptions
-from ndp_core.ssdlets import PAGES, Nullable, Out
+from ndp_core.ssdlets import PAGES, Nullable, Out, SSDletError
 
 #: The longest record :func:`csv_parser` carries from one packet to the next.
 MAX_RECORD_BYTES = 1 << 16
@@ -37,7 +37,10 @@ def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, record
 
     A record longer than :data:`MAX_RECORD_BYTES` that a packet boundary cuts, a record
     with another field count, an unterminated quote or a value its port's type does not
-    take stops the run with an ``SSDletError``.
+    take stops the run with an ``SSDletError``. For bad input its ``byte_offset`` says
+    where: the record's or the value's first byte, as ``read_csv``'s ``CsvParseError``
+    reports it (in the file, for a parse that scans it; with ``records=True``, in the
+    records it received).
 
     >>> import pyarrow as pa
     >>> csv_parser(pa.schema({"id": pa.int64(), "name": pa.string()})).columns
@@ -55,7 +58,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
         check_column_type(field)
     rules, dialect = ValueRules.from_options(opts), Dialect.from_options(opts)
     namespace = kernel_namespace(rules, dialect)
-    namespace.update(valid_bytes=valid_bytes, MAX_RECORD_BYTES=MAX_RECORD_BYTES)
+    namespace.update(valid_bytes=valid_bytes, field_start=field_start, MAX_RECORD_BYTES=MAX_RECORD_BYTES)
     # A header row is skipped whether or not names are given (names= with header=0); the
     # matcher drops it before a records input.
     namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records)
@@ -71,10 +74,37 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
                          outputs={p: Out(Nullable(f.type), extra_rows=carried,
                                          **({"extra_bytes": MAX_RECORD_BYTES} if is_string(f.type) else {}))
                                   for p, f in zip(ports, schema)},
-                         args={}, state={"carry": _CARRY, "headers_skipped": pa.int64(), "started": pa.int64()},
+                         args={}, state={"carry": _CARRY, "headers_skipped": pa.int64(), "started": pa.int64(),
+                                "consumed": pa.int64()},
                          work=parse_prices(None), budget=1 << 40)
     program.columns = dict(zip(ports, schema.names))
     return program
+
+
+def reader_error(error: SSDletError, source: Any, schema: pa.Schema, **options: Any) -> Exception:
+    """The reader's ``CsvParseError`` (file, line, column, byte offset, reason) for the bad
+    input a parse of ``source`` stopped at: ``read_csv`` with the parse's types and
+    ``options`` reads ``source`` and meets the same first bad record or value. ``error``
+    itself where it was not bad input or the reader finds none (a record longer than
+    :data:`MAX_RECORD_BYTES`, say). The reader reads the file again, on the error path only.
+
+    >>> import io
+    >>> kv = pa.schema({"k": pa.string(), "v": pa.int64()})
+    >>> print(reader_error(SSDletError("...", byte_offset=8), io.BytesIO(b"k,v\\na,1\\nb,x\\n"), kv))
+    <BytesIO>:3: column 'v': cannot convert 'x' to int64 (byte offset 10)
+    """
+    from arrow_bridge.api import read_csv
+    from arrow_bridge.errors import CsvParseError
+
+    if error.byte_offset is None:
+        return error
+    if hasattr(source, "seek"):
+        source.seek(0)
+    try:
+        read_csv(source, **{**options, "dtype": dict(zip(schema.names, schema.types))})
+    except CsvParseError as found:
+        return found
+    return error
 
 
 def _first_block_schema(source: Any, options: Mapping[str, Any]) -> pa.Schema:
@@ -83,6 +113,12 @@ def _first_block_schema(source: Any, options: Mapping[str, Any]) -> pa.Schema:
     with open_csv(source, **options) as reader:
         return reader.schema
 
+
+
+@njit(nogil=True, cache=True)
+def field_start(row_starts, ends, capacity, row, col):
+    """Where field ``col`` of record ``row`` starts, in the tokenizer's layout."""
+    return row_starts[row] if col == 0 else ends[(col - 1) * capacity + row] + 1
 
 
 @njit(nogil=True, cache=True)
@@ -121,6 +157,7 @@ def csv_parser(p):
                                             ESCAPE, DOUBLE_QUOTE, False, one, np.empty({ncols}, np.int32),
                                             np.zeros({ncols}, np.uint8), np.zeros((1, 2), np.int64), counters)
         if status != OK and status != NEEDS_MORE and status != OUT_OF_SPACE:
+            p.error_at[0] = p.consumed[0] - kept + pos
             raise ValueError("the header is not a record of the schema's fields")
         if rows == 1:
             p.headers_skipped[0] = 1
@@ -138,6 +175,7 @@ def csv_parser(p):
                                             ESCAPE, DOUBLE_QUOTE, False, row_starts, ends, flags, np.zeros((1, 2), np.int64),
                                             counters)
         if status != OK and status != NEEDS_MORE:
+            p.error_at[0] = p.consumed[0] - kept + pos  # the record's start (an unterminated quote's)
             raise ValueError("a record the tokenizer refuses (field count, unterminated quote)")
         if rows > p.{first}.valid.size:
             raise ValueError("more records than the outputs hold (records that were not whole)")
@@ -153,14 +191,19 @@ def csv_parser(p):
     nulls = (NULL_DATA.copy(), NULL_OFFSETS.copy(), NULL_FIRST.copy(), NULL_EMPTY)
     trues = (TRUE_DATA.copy(), TRUE_OFFSETS.copy(), TRUE_FIRST.copy(), TRUE_EMPTY)
     falses = (FALSE_DATA.copy(), FALSE_OFFSETS.copy(), FALSE_FIRST.copy(), FALSE_EMPTY)
-{convert}{work}    return ({returns})
+    bad_at = size  # the first bad value's field, over all columns (as the reader reports it)
+{convert}    if bad_at < size:
+        p.error_at[0] = p.consumed[0] - kept + bad_at
+        raise ValueError("a value that its port's type does not take, or text that is not UTF-8")
+    p.consumed[0] += text.size
+{work}    return ({returns})
 '''
 
 _FIXED_CONVERT = '''    validity = np.zeros((rows + 7) // 8, np.uint8)
     status, bad, null_count = convert_fixed(span, {col}, nulls, QUOTED_NULLS, {kind}, ({p0}, {p1}, {p2}), trues,
                                             falses, p.{port}.values[:rows], np.empty(0, np.uint8), validity, counters)
     if status != OK:
-        raise ValueError("a value of column {col} that its port's type does not take")
+        bad_at = min(bad_at, field_start(row_starts, ends, capacity, bad, {col}))
     valid_bytes(validity, null_count, p.{port}.valid, rows)
 '''
 
@@ -168,7 +211,7 @@ _STRING_CONVERT = '''    validity = np.zeros((rows + 7) // 8, np.uint8)
     status, bad, null_count = convert_strings(span, {col}, nulls, STRINGS_CAN_BE_NULL, QUOTED_NULLS, {check},
                                               p.{port}.offsets[:rows + 1], p.{port}.data, validity, counters)
     if status != OK:
-        raise ValueError("a value of column {col} that is not UTF-8")
+        bad_at = min(bad_at, field_start(row_starts, ends, capacity, bad, {col}))
     valid_bytes(validity, null_count, p.{port}.valid, rows)
 '''
 

@@ -167,8 +167,8 @@ def port_names(names: Sequence[str]) -> list[str]:
     ['a', 'column_1', 'column_2', 'column_3']
     """
     # The programs' own fields, and the prefixes of the aggregate's and filter's outputs.
-    reserved = {"pages", "records", "carry", "headers_skipped", "started", "at_end", "filter_tests", "values_kept",
-                "aggregate_updates"}
+    reserved = {"pages", "records", "carry", "headers_skipped", "started", "consumed", "at_end", "error_at",
+                "filter_tests", "values_kept", "aggregate_updates"}
     ports: list[str] = []
     for k, name in enumerate(names):
         plain = name.isidentifier() and not keyword.iskeyword(name) and \

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from arrow_bridge.csv_ssdlets.filter import row_filter
 from arrow_bridge.csv_ssdlets.match import prefilter_keys, records_containing
-from arrow_bridge.csv_ssdlets.parse import csv_parser
+from arrow_bridge.csv_ssdlets.parse import csv_parser, reader_error
 from arrow_bridge.csv_ssdlets.programs import CsvProgram, connect_columns, parse_options
 from arrow_bridge.filters import Filters
 from arrow_bridge.options import CsvOptions
@@ -46,7 +46,8 @@ def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples
     :func:`records_containing` sending only records holding a key to the host
     parse. The faster, in modeled time, then reads the whole file: Biscuit
     samples pages to estimate selectivity and offloads a filter only where it
-    pays. Parse and filter run on the host (as MariaDB's did on Biscuit's).
+    pays. Parse and filter run on the host (as MariaDB's did on Biscuit's). Bad
+    input raises ``read_csv``'s ``CsvParseError`` (see :func:`reader_error`).
     ``plan="prefilter"`` or ``"parse_all"`` runs that plan and takes no sample (the
     decision's estimates are then NaN).
     Returns the Table, the run's :class:`~ndp_core.ssdlets.RunResult` (work
@@ -69,13 +70,16 @@ def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples
                          "must hold (see prefilter_keys), or the dialect has an escape character or "
                          "doublequote=False, which the matcher does not follow")
     found = tuple(keys) if keys is not None else None
-    if plan == "sampled":
-        decision = _sampled_decision(device, path, samples, opts, found, (parse, parse_records, keep, matcher))
-        prefilter = decision.prefilter
-    else:  # a forced plan takes no sample (nor runs the other plan's programs)
-        decision, prefilter = ScanDecision(found, 0, math.nan, math.nan, math.nan), plan == "prefilter"
-    result = _filter_graph(device, path, parse_records, keep, matcher) if prefilter else \
-        _filter_graph(device, path, parse, keep)
+    try:
+        if plan == "sampled":
+            decision = _sampled_decision(device, path, samples, opts, found, (parse, parse_records, keep, matcher))
+            prefilter = decision.prefilter
+        else:  # a forced plan takes no sample (nor runs the other plan's programs)
+            decision, prefilter = ScanDecision(found, 0, math.nan, math.nan, math.nan), plan == "prefilter"
+        result = _filter_graph(device, path, parse_records, keep, matcher) if prefilter else \
+            _filter_graph(device, path, parse, keep)
+    except SSDletError as error:  # bad input: the reader's error, located in the file
+        raise reader_error(error, path, parse.schema, **options) from None
     return keep.table(result, "row_filter"), result, decision
 
 

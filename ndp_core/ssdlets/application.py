@@ -23,7 +23,7 @@ from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
 from ndp_core.ssdlets.ports import (PAGES, concat_packets, empty_packet, packet_arrays, packet_from_buffers,
                                    private_copy, to_arrow, to_port_values)
-from ndp_core.ssdlets.program import OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
+from ndp_core.ssdlets.program import BAD_INPUT, OUT_OF_BUDGET, TRAPPED, SSDlet, SSDletError, packet_bytes
 
 __all__ = ["Application", "RunResult", "NodeWork"]
 
@@ -376,7 +376,8 @@ class _Run:
         # Zeroed: a call that claims more than it wrote hands back zeros, never stale memory.
         outputs = [np.zeros(size, np.uint8) for out in program.outputs.values()
                    for size in out.buffer_sizes(input_rows, input_bytes)]
-        return outputs, np.zeros(len(program.work), np.int64)
+        error_at = np.full(1, -1, np.int64).view(np.uint8)  # p.error_at: where bad input was, if any
+        return outputs + [error_at], np.zeros(len(program.work), np.int64)
 
     def _count_inputs(self, node: Node, arrays: list[np.ndarray]) -> None:
         work = self.work[node.name]
@@ -390,6 +391,8 @@ class _Run:
     def _complete(self, call: _Call, done: Any) -> None:
         node = call.node
         if done.status != Status.OK:
+            if done.app_status == BAD_INPUT:
+                raise self._bad_input(node, int(call.outputs[-1].view(np.int64)[0]))
             raise SSDletError(self._failure(node, done, call.outputs))
         work = self.work[node.name]
         work.calls += 1
@@ -418,6 +421,14 @@ class _Run:
         if node.side == "device":
             self.work[node.name].link_bytes += values.nbytes
             self.work[node.name].link_packets += 1
+
+    def _bad_input(self, node: Node, offset: int) -> SSDletError:
+        path = next(iter(node.scans.values()), None)
+        where = f"byte offset {offset} of {path}" if path is not None else \
+            f"byte {offset} of what its first input received"
+        return SSDletError(f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call "
+                           f"{self.work[node.name].calls + 1}: stopped at bad input, {where}",
+                           byte_offset=offset, path=None if path is None else str(path))
 
     def _failure(self, node: Node, done: Any, outputs: list) -> str:
         where = f"SSDlet {node.name} ({node.program.name}) on the {node.side}, call {self.work[node.name].calls + 1}"

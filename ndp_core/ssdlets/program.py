@@ -14,6 +14,11 @@ are one-element arrays, and ``p.at_end`` is true on the last call, made with
 empty inputs after the last packet. It returns how many values it wrote: an
 int for one output port, a tuple for several (0 for none).
 
+A program that meets input it cannot take sets ``p.error_at[0]`` to where:
+the offset of the bad byte among all the bytes its first input has received
+(for a node that scans a file, the offset in the file), then raises. The host
+gets an :class:`SSDletError` whose ``byte_offset`` is that offset.
+
 >>> import pyarrow as pa
 >>> @ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()},
 ...         args={"floor": pa.int64()}, work={"values": 3.0})
@@ -43,7 +48,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 
 import numpy as np
 
-from ndp_core.engine import APP_PRIVATE_STATUS_BASE
+from ndp_core.engine import APP_PRIVATE_STATUS_BASE, Status
 from ndp_core.ssdlets.metering import metered_function
 from ndp_core.ssdlets.ports import Out, PortType, TypeSpec, port_type
 
@@ -54,11 +59,13 @@ NullableView = namedtuple("NullableView", ["values", "valid"])
 #: ... for a nullable string or binary port.
 NullableStringsView = namedtuple("NullableStringsView", ["offsets", "data", "valid"])
 
-__all__ = ["SSDlet", "SSDletError", "ssdlet", "OUT_OF_BUDGET", "TRAPPED", "DEFAULT_BUDGET"]
+__all__ = ["SSDlet", "SSDletError", "ssdlet", "OUT_OF_BUDGET", "TRAPPED", "BAD_INPUT", "DEFAULT_BUDGET"]
 
 #: App statuses of a stopped call (the engine completes them as APP_ERROR).
 OUT_OF_BUDGET = APP_PRIVATE_STATUS_BASE + 1
 TRAPPED = APP_PRIVATE_STATUS_BASE + 2
+#: ... of a call that raised after setting ``p.error_at`` (the engine's BAD_INPUT).
+BAD_INPUT = int(Status.BAD_INPUT)
 
 #: Loop iterations one call may run (all loops together).
 DEFAULT_BUDGET = 1 << 32
@@ -70,7 +77,24 @@ _FIELDS_PER_TUPLE = 16
 
 
 class SSDletError(RuntimeError):
-    """An SSDlet failed: its graph, instance, side and the reason."""
+    """An SSDlet failed: its graph, instance, side and the reason. For bad input
+    (the program set ``p.error_at``), ``byte_offset`` says where, in the file
+    ``path`` for a node that scans one; both are None otherwise.
+
+    >>> SSDletError("SSDlet parse ... stopped at bad input", byte_offset=7, path="x.csv").byte_offset
+    7
+    """
+
+    def __init__(self, message: str, *, byte_offset: Optional[int] = None, path: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.byte_offset, self.path = byte_offset, path
+
+    def __reduce__(self):  # keeps the location across processes
+        return _located_ssdlet_error, (str(self), self.byte_offset, self.path)
+
+
+def _located_ssdlet_error(message: str, byte_offset: Optional[int], path: Optional[str]) -> SSDletError:
+    return SSDletError(message, byte_offset=byte_offset, path=path)
 
 
 WorkPrice = Union[float, tuple[float, float]]
@@ -112,6 +136,7 @@ class SSDlet:
                      ("app_args", "app_input", "app_state", "app_counters", "app_output", "app_set_written")}
         kernel = numba.njit(boundscheck=True)(metered_function(self.func))
         namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED,
+                         BAD_INPUT=BAD_INPUT,
                          whole_items=numba.njit(inline="always")(_whole_items))
         namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView,
                          NullableView=NullableView, NullableStringsView=NullableStringsView)
@@ -121,8 +146,13 @@ class SSDlet:
     @cached_property
     def ports_tuple(self) -> type:
         """The namedtuple type of ``p``."""
-        fields = [*self.inputs, *self.outputs, *self.args, *self.state, *self.work, "at_end"]
+        fields = [*self.inputs, *self.outputs, *self.args, *self.state, *self.work, "error_at", "at_end"]
         return namedtuple(f"{self.name}_ports", fields)
+
+    @property
+    def output_buffers(self) -> int:
+        """Buffers the output ports take in a call; the runtime's ``error_at`` buffer comes after them."""
+        return sum(out.type.buffers for out in self.outputs.values())
 
     def _typed_fields(self) -> list[tuple[str, PortType]]:
         return [*self.inputs.items(), *((k, o.type) for k, o in self.outputs.items()), *self.args.items(),
@@ -139,13 +169,16 @@ class SSDlet:
         string_outputs = [i for i, (_, t) in enumerate(self._typed_fields()) if t.variable and i >= len(self.inputs)]
         lines += [f"    v{i}.offsets[0] = 0" for i in string_outputs]
         fields = [f"v{i}" for i in range(len(views))]
-        fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))] + [f"words[{_AT_END}] != 0"]
+        fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))]
+        # p.error_at: the buffer after the outputs' (the host reads it after a failed call; the
+        # engine restores state and counters then, not outputs)
+        fields += [f"whole_items(app_output(call, {self.output_buffers}), 8).view(np.int64)", f"words[{_AT_END}] != 0"]
         # A call or tuple display of more than ~30 items compiles to a list turned into a tuple,
         # which Numba does not take: the fields go in as a sum of short tuples, unpacked.
         chunks = [f"({', '.join(fields[k:k + _FIELDS_PER_TUPLE])},)" for k in range(0, len(fields), _FIELDS_PER_TUPLE)]
         lines += [f"    fields = {' + '.join(chunks)}"]
-        lines += ["    try:", "        wrote = kernel(Ports(*fields), fuel)", "    except Exception:",
-                  "        return OUT_OF_BUDGET if fuel[0] < 0 else TRAPPED"]
+        lines += ["    p = Ports(*fields)", "    try:", "        wrote = kernel(p, fuel)", "    except Exception:",
+                  "        return OUT_OF_BUDGET if fuel[0] < 0 else (BAD_INPUT if p.error_at[0] >= 0 else TRAPPED)"]
         k = 0
         for j, out in enumerate(self.outputs.values()):
             count = "wrote" if len(self.outputs) == 1 else f"wrote[{j}]"
@@ -303,9 +336,10 @@ def _check_names(program: SSDlet) -> None:
     for kind, names in (("input", program.inputs), ("output", program.outputs), ("argument", program.args),
                         ("state", program.state), ("work counter", program.work)):
         for name in names:
-            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name == "at_end":
+            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or \
+                    name in ("at_end", "error_at"):
                 raise ValueError(f"SSDlet {program.name}: {kind} name {name!r} must be a Python identifier, "
-                                 "not a keyword, 'at_end' or starting with '_'")
+                                 "not a keyword, 'at_end', 'error_at' or starting with '_'")
             if name in seen:
                 raise ValueError(f"SSDlet {program.name}: {name!r} is both an {seen[name]} and a {kind}")
             seen[name] = kind

@@ -113,6 +113,28 @@ def test_a_value_past_the_first_blocks_type_stops_the_run(ssd, tmp_path):
     assert _run(ssd, path, widened, ("device", None), 4).equals(arrow_bridge.read_csv(path))
 
 
+BAD_INPUT = {  # after 45 KB of records, so each is some pages in; "value": a record longer than a page
+    "value": "k,v\n" + "abcdefgh,12345\n" * 3000 + "x" * 9000 + ",12z\nb,2\n",
+    "field count": "k,v\n" + "abcdefgh,12345\n" * 3000 + "xx,1,2\nb,2\n",
+    "unterminated quote": "k,v\n" + "abcdefgh,12345\n" * 3000 + 'xx,1\n"b,2\n',
+}
+
+
+@pytest.mark.parametrize("bad", BAD_INPUT)
+def test_bad_input_is_located_as_the_reader_locates_it(ssd, tmp_path, bad):
+    path = tmp_path / "bad.csv"
+    path.write_text(BAD_INPUT[bad])
+    with pytest.raises(arrow_bridge.CsvParseError) as expected:
+        arrow_bridge.read_csv(path, dtype=dict(zip(KV.names, KV.types)))
+    for side in ("device", "host"):
+        with pytest.raises(SSDletError, match=f"bad input, byte offset {expected.value.byte_offset} of") as found:
+            _run(ssd, path, csv_parser(KV), (side, None), 1)
+        assert (found.value.byte_offset, found.value.path) == (expected.value.byte_offset, str(path))
+    with pytest.raises(arrow_bridge.CsvParseError) as raised:  # a filtered scan raises the reader's error
+        scan_filter(path, [("k", "=", "hit")], ssd, dtype={"v": "int64"})
+    assert str(raised.value) == str(expected.value)
+
+
 def test_a_record_longer_than_the_carry_stops_the_run(ssd, tmp_path):
     path = tmp_path / "long.csv"
     path.write_text("k,v\n" + "x" * (MAX_RECORD_BYTES + 40_000) + ",1\nshort,2\n")

@@ -47,6 +47,18 @@ def claims_too_much(p):
     return p.x.size + 5
 
 
+@ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()}, state={"seen": pa.int64()})
+def no_negatives(p):
+    """Copies its values; a negative one is bad input, located among all the bytes received."""
+    for i in range(p.x.size):
+        if p.x[i] < 0:
+            p.error_at[0] = (p.seen[0] + i) * 8
+            raise ValueError("a negative value")
+        p.y[i] = p.x[i]
+    p.seen[0] += p.x.size
+    return p.x.size
+
+
 @ssdlet(inputs={"s": pa.string()}, outputs={"kept": pa.string()}, args={"first": pa.uint8()},
         work={"strings": 2.0})
 def starting_with(p):

@@ -1,5 +1,6 @@
 """SSDlets: same results on every placement, checked graphs, isolated and stopped instances."""
 import itertools
+import pickle
 
 import numpy as np
 import pyarrow as pa
@@ -8,8 +9,8 @@ import pytest
 from ndp_core.ssdlets import Application, GraphError, SSDletError
 
 from ndp_core.ssdlets.examples import keep_above, total
-from ssdlet_programs import (claims_too_much, many_counters, never_ends, pipeline, scale, scribbles_on_its_input,
-                             writes_too_far)
+from ssdlet_programs import (claims_too_much, many_counters, never_ends, no_negatives, pipeline, scale,
+                             scribbles_on_its_input, writes_too_far)
 
 NUMBERS = np.random.default_rng(7).integers(0, 10**12, 20_000)
 
@@ -146,6 +147,19 @@ def test_a_misbehaving_program_is_stopped_with_a_clear_error(ssd, numbers_file, 
     # the engine keeps running other programs
     result = pipeline(ssd, numbers_file, ("device", "device", "device"))
     assert result["total.count"].to_pylist() == [int((NUMBERS > 5 * 10**11).sum())]
+
+
+@pytest.mark.parametrize("on", ["device", "host"])
+def test_bad_input_a_program_locates_reaches_the_host_with_its_offset(ssd, on):
+    app = Application(ssd, packet_rows=3)
+    node = app.add(no_negatives, on=on)
+    app.feed(node.x, pa.array([1, 2, 3, 4, -5, 6]))
+    app.collect(node.y)
+    with pytest.raises(SSDletError, match="call 2: stopped at bad input, byte 32 of what its first input received"
+                       ) as found:
+        app.run()
+    assert (found.value.byte_offset, found.value.path) == (32, None)
+    assert pickle.loads(pickle.dumps(found.value)).byte_offset == 32  # as Dask sends it back
 
 
 def test_a_program_with_many_ports_and_counters_compiles_and_runs(ssd):
