@@ -68,10 +68,13 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     source_text = _PARSE_TEMPLATE.format(ncols=len(schema), text=text, convert=body, work=work, first=ports[0],
                                          returns=", ".join(["rows"] * len(ports)))
     func = compiled_function("csv_parser", source_text, namespace)
-    # Rows a call may send: one per input byte (pages) or record, plus what the carry holds.
-    carried = 1 if records else MAX_RECORD_BYTES
+    # Rows a call may send: one per record of its input, plus those the carry held. A record
+    # takes at least a byte per field (delimiters, then a line end or the end of the file);
+    # records=True takes one record per value.
+    per_row = 1 if records else len(schema)
+    carried = 1 if records else MAX_RECORD_BYTES // per_row + 2
     program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},
-                         outputs={p: Out(Nullable(f.type), extra_rows=carried,
+                         outputs={p: Out(Nullable(f.type), extra_rows=carried, input_per_row=per_row,
                                          **({"extra_bytes": MAX_RECORD_BYTES} if is_string(f.type) else {}))
                                   for p, f in zip(ports, schema)},
                          args={}, state={"carry": _CARRY, "headers_skipped": pa.int64(), "started": pa.int64(),

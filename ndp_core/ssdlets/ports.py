@@ -108,11 +108,14 @@ def _fixed_width(t: pa.DataType) -> bool:
 @dataclass(frozen=True)
 class Out:
     """An output port: its type, how many values one call may write (``rows``;
-    None: as many as the call's largest input packet holds, plus
-    ``extra_rows``) and, for string and binary ports, how many bytes
-    (``bytes``; None: as many as the call's largest input packet takes, plus
-    ``extra_bytes``). The extras are room for what a program carried over from
-    its earlier calls (the last call's input is empty).
+    None: as many as the call's largest input packet holds, divided by
+    ``input_per_row`` and rounded up, plus ``extra_rows``) and, for string and
+    binary ports, how many bytes (``bytes``; None: as many as the call's largest
+    input packet takes, plus ``extra_bytes``). The extras are room for what a
+    program carried over from its earlier calls (the last call's input is
+    empty). ``input_per_row`` is the fewest input values one output value takes
+    (a parse of ``n`` columns: a record is at least ``n`` bytes); each call's
+    buffers are allocated and zeroed, so a tighter bound is a faster call.
 
     >>> import pyarrow as pa
     >>> Out(pa.float64(), rows=1).capacity(0)
@@ -125,6 +128,8 @@ class Out:
     [40, 10]
     >>> Out(pa.binary(), extra_rows=1, extra_bytes=100).buffer_sizes(0, 0)
     [8, 100]
+    >>> Out(pa.int64(), input_per_row=16, extra_rows=2).capacity(4096)
+    258
     """
 
     type: TypeSpec
@@ -132,12 +137,15 @@ class Out:
     bytes: Optional[int] = None
     extra_rows: int = 0
     extra_bytes: int = 0
+    input_per_row: int = 1
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "type", port_type(self.type))
         if min(self.rows or 0, self.bytes or 0, self.extra_rows, self.extra_bytes) < 0:
             raise ValueError(f"Out(rows=..., bytes=..., extra_rows=..., extra_bytes=...) must be >= 0, got "
                              f"{self.rows}, {self.bytes}, {self.extra_rows}, {self.extra_bytes}")
+        if self.input_per_row < 1:
+            raise ValueError(f"Out(input_per_row=...) must be >= 1, got {self.input_per_row}")
         if (self.rows is not None and self.extra_rows) or (self.bytes is not None and self.extra_bytes):
             raise ValueError("Out(extra_rows=, extra_bytes=) add to the input's size: not with rows= or bytes=")
         if (self.bytes is not None or self.extra_bytes) and not self.type.variable:
@@ -145,7 +153,7 @@ class Out:
 
     def capacity(self, input_rows: int) -> int:
         """Values one call may write when its largest input packet holds ``input_rows``."""
-        return input_rows + self.extra_rows if self.rows is None else self.rows
+        return -(-input_rows // self.input_per_row) + self.extra_rows if self.rows is None else self.rows
 
     def buffer_sizes(self, input_rows: int, input_bytes: int) -> list[int]:
         """The call's buffer(s) for this port, in bytes: the values, or offsets and
