@@ -135,6 +135,18 @@ def test_bad_input_is_located_as_the_reader_locates_it(ssd, tmp_path, bad):
     assert str(raised.value) == str(expected.value)
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r", "\r\n"])
+def test_records_of_a_byte_a_field_fit_the_outputs(ssd, tmp_path, line_end):
+    """The parse's outputs hold a row per ncols input bytes (Out(input_per_row=)): the
+    shortest records, an unterminated last one too, fill them exactly."""
+    path = tmp_path / "short.csv"
+    path.write_text(f"k,v{line_end}" + f",{line_end}" * 300_000 + ",", newline="")
+    expected = arrow_bridge.read_csv(path, dtype=dict(zip(KV.names, KV.types)))
+    for side, pages_per_packet in (("device", 1), ("host", 64)):  # 64 pages: more rows than the carry's room
+        assert _run(ssd, path, csv_parser(KV), (side, None), pages_per_packet).equals(expected)
+    assert expected.num_rows == 300_001
+
+
 def test_a_record_longer_than_the_carry_stops_the_run(ssd, tmp_path):
     path = tmp_path / "long.csv"
     path.write_text("k,v\n" + "x" * (MAX_RECORD_BYTES + 40_000) + ",1\nshort,2\n")
