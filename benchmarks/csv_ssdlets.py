@@ -24,7 +24,11 @@ only the records holding a key), plus a query whose every record holds a key
 (all seven ship modes), which the sampled decision should decline. Prints the
 modeled times, their ratio (the paper: about 11x and 10x), the fraction of the
 device's pages holding a key (the paper's "selectivity", 0.02 and 0.04) and
-the decision. Writes ``benchmarks/results/csv-ssdlets.json``.
+the decision. Last, the span stage question: Q6's filter on each span's columns
+(spans of about 1 MiB of text) as ``row_filter``'s compiled body called directly (no
+graph, no packets; with and without the runtime's bounds checks and fuel) beside
+the span stage's ``pyarrow.compute`` selection and ``take``, with the seconds the
+body takes to compile. Writes ``benchmarks/results/csv-ssdlets.json``.
 """
 from __future__ import annotations
 
@@ -125,11 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'pyarrow + filter':<22}{peer:>9.3f}")
     aggregates = q1_aggregates(path, args.repeat)
     biscuit = biscuit_queries(path)
+    stage = span_stage(path, filters, args.repeat)
     write_result("csv-ssdlets.json", {"host": host_info(), "file": str(path), "file_bytes": path.stat().st_size,
                                       "rows_kept": expected.num_rows, "compile_and_first_run_s": round(compile_s, 2),
                                       "placements": rows, "read_csv_filters_s": round(reader, 4),
                                       "pyarrow_read_filter_s": round(peer, 4), "q1_aggregates": aggregates,
-                                      "biscuit": biscuit})
+                                      "biscuit": biscuit, "span_stage": stage})
     return 0
 
 
@@ -214,6 +219,71 @@ def biscuit_queries(path: Path) -> dict[str, dict]:
               f"{row['prefilter_ms']:>10.1f}{row['speedup']:>9.2f}x  {row['decision']} "
               f"(sample: {row['sampled_selectivity']:.4f} of records sent)")
     return rows
+
+
+#: Rows of lineitem in about 1 MiB of its text: the reader's span on this file.
+SPAN_ROWS = 8192
+
+
+def span_stage(path: Path, filters, repeat: int) -> dict[str, float]:
+    """Seconds to filter every span's columns: ``row_filter``'s body, compiled by Numba
+    and called on the span's arrays, beside the span stage's pyarrow.compute; and the
+    seconds each body took to compile (once per filter and process)."""
+    import numba
+    import numpy as np
+
+    import arrow_bridge
+    from arrow_bridge.csv_ssdlets import row_filter
+    from arrow_bridge.filters import RowFilter
+    from ndp_core.ssdlets.metering import metered_function
+
+    columns = sorted({column for group in RowFilter(filters).groups for column in (p.column for p in group)})
+    table = arrow_bridge.read_csv(path, usecols=columns)
+    started = time.perf_counter()
+    keep = row_filter(filters, table.schema)  # generated, and compiled as a graph's StorageApp
+    graph_compile_s = time.perf_counter() - started
+    spans = [table.slice(k, SPAN_ROWS) for k in range(0, table.num_rows, SPAN_ROWS)]
+    ports = [_span_ports(keep, span) for span in spans]
+    fuel = np.full(1, 1 << 40, np.int64)
+    bodies = {"program body": (numba.njit(keep.func), ()),
+              "program body, checked and metered": (numba.njit(boundscheck=True)(metered_function(keep.func)), (fuel,))}
+    row: dict[str, float] = {"spans": len(spans), "row_filter as a StorageApp compile_s": round(graph_compile_s, 3)}
+    for label, (body, extra) in bodies.items():
+        row[f"{label} compile_s"] = round(_timed(lambda: body(ports[0], *extra))[0], 3)
+        row[f"{label} s"] = round(best(lambda: _timed(lambda: [body(p, *extra) for p in ports]), repeat)[0], 5)
+    selection = RowFilter(filters)
+
+    def pyarrow_stage():
+        for span in spans:
+            kept = selection.selection({name: span.column(name) for name in columns}, span.num_rows)
+            _ = span.columns if kept is None else [column.take(kept) for column in span.columns]
+
+    row["pyarrow.compute stage s"] = round(best(lambda: _timed(pyarrow_stage), repeat)[0], 5)
+    print(f"\nQ6's filter on {len(spans)} spans of {SPAN_ROWS} rows (the span stage's work alone); "
+          f"row_filter made its StorageApp in {graph_compile_s:.2f} s")
+    for label in (*bodies, "pyarrow.compute stage"):
+        compiled = f"   compiled in {row[f'{label} compile_s']:.2f} s" if f"{label} compile_s" in row else ""
+        print(f"{label:<36}{row[f'{label} s'] * 1e3:>9.2f} ms{compiled}")
+    return row
+
+
+def _span_ports(keep, span):
+    """``p`` for ``keep``'s body over one span: its columns in, room for all of them out."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ndp_core.ssdlets.program import NullableView
+
+    def view(column, empty):
+        column = column.combine_chunks()
+        values = (column.cast(pa.int32()) if column.type == pa.date32() else column).to_numpy()
+        valid = np.asarray(column.is_valid(), np.uint8) if column.null_count else np.ones(len(column), np.uint8)
+        return NullableView(np.zeros_like(values) if empty else values, np.zeros_like(valid) if empty else valid)
+
+    ins = [view(column, False) for column in span.columns]
+    outs = [view(column, True) for column in span.columns]
+    counters = [np.zeros(1, np.int64) for _ in keep.work]
+    return keep.ports_tuple(*ins, *outs, *counters, np.full(1, -1, np.int64), False)
 
 
 def pages_holding(path: Path, keys, page_size: int) -> float:
