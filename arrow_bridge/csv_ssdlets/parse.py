@@ -40,7 +40,8 @@ def csv_parser(source: Union[str, Any, pa.Schema], *, device: Any = None, record
     take stops the run with an ``SSDletError``. For bad input its ``byte_offset`` says
     where: the record's or the value's first byte, as ``read_csv``'s ``CsvParseError``
     reports it (in the file, for a parse that scans it; with ``records=True``, in the
-    records it received).
+    records it received). An unterminated quote that runs on past :data:`MAX_RECORD_BYTES`
+    stops it as a record too long, without an offset; :func:`reader_error` finds it.
 
     >>> import pyarrow as pa
     >>> csv_parser(pa.schema({"id": pa.int64(), "name": pa.string()})).columns
@@ -87,20 +88,20 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
 def reader_error(error: SSDletError, source: Any, schema: pa.Schema, **options: Any) -> Exception:
     """The reader's ``CsvParseError`` (file, line, column, byte offset, reason) for the bad
     input a parse of ``source`` stopped at: ``read_csv`` with the parse's types and
-    ``options`` reads ``source`` and meets the same first bad record or value. ``error``
-    itself where it was not bad input or the reader finds none (a record longer than
-    :data:`MAX_RECORD_BYTES`, say). The reader reads the file again, on the error path only.
+    ``options`` reads ``source`` and meets the same first bad record or value (an
+    unterminated quote too, which the parse can stop at as a record longer than it
+    carries, with no offset). ``error`` itself where the reader finds nothing wrong (a
+    record longer than :data:`MAX_RECORD_BYTES`, say). The reader reads the file again,
+    on the error path only.
 
     >>> import io
     >>> kv = pa.schema({"k": pa.string(), "v": pa.int64()})
-    >>> print(reader_error(SSDletError("...", byte_offset=8), io.BytesIO(b"k,v\\na,1\\nb,x\\n"), kv))
+    >>> print(reader_error(SSDletError("...", byte_offset=10), io.BytesIO(b"k,v\\na,1\\nb,x\\n"), kv))
     <BytesIO>:3: column 'v': cannot convert 'x' to int64 (byte offset 10)
     """
     from arrow_bridge.api import read_csv
     from arrow_bridge.errors import CsvParseError
 
-    if error.byte_offset is None:
-        return error
     if hasattr(source, "seek"):
         source.seek(0)
     try:
@@ -173,31 +174,32 @@ def csv_parser(p):
     flags = np.zeros(capacity * {ncols}, np.uint8)
     rows = 0
     pos = size
+    refused_at = size  # a record the tokenizer refuses (field count): its start; an unterminated quote's
     if p.headers_skipped[0] >= HEADER and (p.started[0] == 1 or not BOM_AT_START):
         status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
                                             ESCAPE, DOUBLE_QUOTE, False, row_starts, ends, flags, np.zeros((1, 2), np.int64),
                                             counters)
         if status != OK and status != NEEDS_MORE:
-            p.error_at[0] = p.consumed[0] - kept + pos  # the record's start (an unterminated quote's)
-            raise ValueError("a record the tokenizer refuses (field count, unterminated quote)")
+            refused_at = pos  # the records before it are converted first: a bad value there comes first
         if rows > p.{first}.valid.size:
             raise ValueError("more records than the outputs hold (records that were not whole)")
     elif not p.at_end:
         pos = 0
-    if size - pos > MAX_RECORD_BYTES:
-        raise ValueError("a record longer than MAX_RECORD_BYTES crosses a packet boundary")
-    for i in range(pos, size):
-        c["bytes"][i - pos] = buf[i]
-    c["n"] = size - pos
+    if refused_at == size:
+        if size - pos > MAX_RECORD_BYTES:
+            raise ValueError("a record longer than MAX_RECORD_BYTES crosses a packet boundary")
+        for i in range(pos, size):
+            c["bytes"][i - pos] = buf[i]
+        c["n"] = size - pos
     span = (buf, row_starts, ends, flags, rows, capacity, (QUOTE, ESCAPE, DOUBLE_QUOTE),
             np.empty(max(size - start, 1), np.uint8))
     nulls = (NULL_DATA.copy(), NULL_OFFSETS.copy(), NULL_FIRST.copy(), NULL_EMPTY)
     trues = (TRUE_DATA.copy(), TRUE_OFFSETS.copy(), TRUE_FIRST.copy(), TRUE_EMPTY)
     falses = (FALSE_DATA.copy(), FALSE_OFFSETS.copy(), FALSE_FIRST.copy(), FALSE_EMPTY)
     bad_at = size  # the first bad value's field, over all columns (as the reader reports it)
-{convert}    if bad_at < size:
-        p.error_at[0] = p.consumed[0] - kept + bad_at
-        raise ValueError("a value that its port's type does not take, or text that is not UTF-8")
+{convert}    if bad_at < size or refused_at < size:
+        p.error_at[0] = p.consumed[0] - kept + min(bad_at, refused_at)  # the first in file order, as the reader's
+        raise ValueError("bad input: a record the tokenizer refuses, a value its port's type does not take")
     p.consumed[0] += text.size
 {work}    return ({returns})
 '''

@@ -47,7 +47,9 @@ def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples
     parse. The faster, in modeled time, then reads the whole file: Biscuit
     samples pages to estimate selectivity and offloads a filter only where it
     pays. Parse and filter run on the host (as MariaDB's did on Biscuit's). Bad
-    input raises ``read_csv``'s ``CsvParseError`` (see :func:`reader_error`).
+    input that a plan parses raises ``read_csv``'s ``CsvParseError`` (see
+    :func:`reader_error`); with the matcher in front, a bad record holding no key
+    is never parsed, so it raises nothing, where ``read_csv`` would.
     ``plan="prefilter"`` or ``"parse_all"`` runs that plan and takes no sample (the
     decision's estimates are then NaN).
     Returns the Table, the run's :class:`~ndp_core.ssdlets.RunResult` (work
@@ -78,7 +80,7 @@ def scan_filter(path: Union[str, Any], filters: Filters, device: Any, *, samples
             decision, prefilter = ScanDecision(found, 0, math.nan, math.nan, math.nan), plan == "prefilter"
         result = _filter_graph(device, path, parse_records, keep, matcher) if prefilter else \
             _filter_graph(device, path, parse, keep)
-    except SSDletError as error:  # bad input: the reader's error, located in the file
+    except SSDletError as error:  # bad input (or a program's limit): the reader's error, located in the file
         raise reader_error(error, path, parse.schema, **options) from None
     return keep.table(result, "row_filter"), result, decision
 

@@ -441,7 +441,7 @@ class _Run:
                              f"{p} holds {len(b[0]) // o.type.itemsize}" for p, o, b in _by_port(node.program, outputs))
             return (f"{where}: stopped by an exception in its code: an index out of bounds (every access is "
                     f"checked: its inputs, state and outputs; output {caps}, Out(..., rows=, bytes=, extra_rows=, "
-                    "extra_bytes=) declare more) or an exception the program raised")
+                    "extra_bytes=, input_per_row=) declare it) or an exception the program raised")
         if done.status == Status.CAPACITY_EXCEEDED:
             return f"{where}: returned a count larger than an output's capacity or below 0"
         return f"{where}: the engine completed it with {done.status_name}"

@@ -146,6 +146,8 @@ class Out:
                              f"{self.rows}, {self.bytes}, {self.extra_rows}, {self.extra_bytes}")
         if self.input_per_row < 1:
             raise ValueError(f"Out(input_per_row=...) must be >= 1, got {self.input_per_row}")
+        if self.rows is not None and self.input_per_row != 1:
+            raise ValueError("Out(input_per_row=) divides the input's size: not with rows=")
         if (self.rows is not None and self.extra_rows) or (self.bytes is not None and self.extra_bytes):
             raise ValueError("Out(extra_rows=, extra_bytes=) add to the input's size: not with rows= or bytes=")
         if (self.bytes is not None or self.extra_bytes) and not self.type.variable:

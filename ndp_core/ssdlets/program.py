@@ -14,10 +14,12 @@ are one-element arrays, and ``p.at_end`` is true on the last call, made with
 empty inputs after the last packet. It returns how many values it wrote: an
 int for one output port, a tuple for several (0 for none).
 
-A program that meets input it cannot take sets ``p.error_at[0]`` to where:
-the offset of the bad byte among all the bytes its first input has received
-(for a node that scans a file, the offset in the file), then raises. The host
-gets an :class:`SSDletError` whose ``byte_offset`` is that offset.
+A program that meets input it cannot take sets ``p.error_at[0]`` to where the
+bad input starts, counted in all the bytes its first input has received (for
+a node that scans a file, the offset in the file), right before it raises. The
+host gets an :class:`SSDletError` whose ``byte_offset`` is that offset. (Any
+exception after ``error_at`` is set counts as bad input; a call that returns
+leaves it unread.)
 
 >>> import pyarrow as pa
 >>> @ssdlet(inputs={"x": pa.int64()}, outputs={"y": pa.int64()},
@@ -64,7 +66,7 @@ __all__ = ["SSDlet", "SSDletError", "ssdlet", "OUT_OF_BUDGET", "TRAPPED", "BAD_I
 #: App statuses of a stopped call (the engine completes them as APP_ERROR).
 OUT_OF_BUDGET = APP_PRIVATE_STATUS_BASE + 1
 TRAPPED = APP_PRIVATE_STATUS_BASE + 2
-#: ... of a call that raised after setting ``p.error_at`` (the engine's BAD_INPUT).
+#: The status of a call that raised after setting ``p.error_at``: the engine's own BAD_INPUT.
 BAD_INPUT = int(Status.BAD_INPUT)
 
 #: Loop iterations one call may run (all loops together).
@@ -88,13 +90,6 @@ class SSDletError(RuntimeError):
     def __init__(self, message: str, *, byte_offset: Optional[int] = None, path: Optional[str] = None) -> None:
         super().__init__(message)
         self.byte_offset, self.path = byte_offset, path
-
-    def __reduce__(self):  # keeps the location across processes
-        return _located_ssdlet_error, (str(self), self.byte_offset, self.path)
-
-
-def _located_ssdlet_error(message: str, byte_offset: Optional[int], path: Optional[str]) -> SSDletError:
-    return SSDletError(message, byte_offset=byte_offset, path=path)
 
 
 WorkPrice = Union[float, tuple[float, float]]
@@ -136,7 +131,7 @@ class SSDlet:
                      ("app_args", "app_input", "app_state", "app_counters", "app_output", "app_set_written")}
         kernel = numba.njit(boundscheck=True)(metered_function(self.func))
         namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED,
-                         BAD_INPUT=BAD_INPUT,
+                         BAD_INPUT=BAD_INPUT, error_slot=_error_slot(engine),
                          whole_items=numba.njit(inline="always")(_whole_items))
         namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView,
                          NullableView=NullableView, NullableStringsView=NullableStringsView)
@@ -172,7 +167,7 @@ class SSDlet:
         fields += [f"work[{k}:{k + 1}]" for k in range(len(self.work))]
         # p.error_at: the buffer after the outputs' (the host reads it after a failed call; the
         # engine restores state and counters then, not outputs)
-        fields += [f"whole_items(app_output(call, {self.output_buffers}), 8).view(np.int64)", f"words[{_AT_END}] != 0"]
+        fields += [f"error_slot(call, {self.output_buffers})", f"words[{_AT_END}] != 0"]
         # A call or tuple display of more than ~30 items compiles to a list turned into a tuple,
         # which Numba does not take: the fields go in as a sum of short tuples, unpacked.
         chunks = [f"({', '.join(fields[k:k + _FIELDS_PER_TUPLE])},)" for k in range(0, len(fields), _FIELDS_PER_TUPLE)]
@@ -324,6 +319,23 @@ def _state_layout(state: Mapping[str, PortType]) -> tuple[list[int], int]:
         offsets.append(at)
         at += _aligned(t.itemsize)
     return offsets, at
+
+
+def _error_slot(engine: Any) -> Callable:
+    """``p.error_at``: the output buffer after the program's own (``Application`` passes
+    one), or a slot of the call's own where a caller passed none."""
+    import numba
+
+    n_outputs, output = engine.app_n_outputs, engine.app_output
+
+    @numba.njit(inline="always")
+    def error_slot(call, k):
+        if n_outputs(call) > k:
+            buffer = output(call, k)
+            return buffer[:buffer.size - buffer.size % 8].view(np.int64)
+        return np.full(1, -1, np.int64)
+
+    return error_slot
 
 
 def _whole_items(buffer: np.ndarray, itemsize: int) -> np.ndarray:
