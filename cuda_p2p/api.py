@@ -71,6 +71,7 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
         stats.gpu_parsed_bytes, stats.gpu_parse_seconds, stats.gpu_text_seconds, stats.gpu_busy_seconds = \
             spent.bytes, spent.seconds, spent.text_seconds, spent.busy_seconds
         stats.gpu_parse_steps = dict(spent.steps)
+        stats.d2h_bytes = offload[0].lanes.bytes_back
     gpu_table.report = reports.reports[-1] if device is not None and reports.reports else None
     return gpu_table
 

@@ -173,6 +173,7 @@ class TransferStats:
     spans_parsed_on_gpu: int = 0
     spans_parsed_elsewhere: int = 0
     gpu_parsed_bytes: int = 0  # text of the spans parsed on the GPU
+    d2h_bytes: int = 0  # their outputs copied back to the host (before their columns go up again)
     gpu_parse_seconds: float = 0.0  # their parse, each span's wall time summed: text in, kernels, outputs back
     gpu_text_seconds: float = 0.0  # of which copying their text in
     gpu_busy_seconds: float = 0.0  # wall time some span was past its text's copy in (overlaps once)
@@ -257,8 +258,9 @@ class GpuTable:
         for name, column in zip(self.column_names, self.columns):
             nulls = f", {column.null_count:,} null" if column.null_count else ""
             lines.append(f"  {name:<{width}}  {str(column.type):<16} {format_bytes(column.nbytes):>10}{nulls}")
+        back = f", {format_bytes(self.stats.d2h_bytes)} GPU->host" if self.stats.d2h_bytes else ""
         lines.append(f"  (arrived by {self.stats.path}: {format_bytes(self.stats.h2d_bytes)} host->GPU "
-                     f"in {self.stats.copies} copies)")
+                     f"in {self.stats.copies} copies{back})")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:

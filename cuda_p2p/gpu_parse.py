@@ -344,6 +344,12 @@ class _Lane:
         self.work = _Workspace()
         self.stager = PinnedStager(DEFAULT_STAGING // 2)
         self.stream = self.stager.stream
+        self.fetched = 0  # bytes copied back by to_host (take's are the stager's copied_back)
+
+    @property
+    def bytes_back(self) -> int:
+        """Bytes this lane copied from the GPU to the host: its spans' outputs."""
+        return self.fetched + self.stager.copied_back
 
     def text_on_gpu(self, buf: np.ndarray) -> Any:
         """The span's text in the lane's GPU buffer (its copy done)."""
@@ -362,6 +368,7 @@ class _Lane:
         """``device`` copied into ``host`` (a new array if None) after the lane's
         work before; ``wait``: return once it is there (else call :meth:`wait`)."""
         host = device.copy_to_host(host, stream=self.stream)
+        self.fetched += host.nbytes
         if wait:
             self.wait()
         return host
@@ -386,6 +393,13 @@ class LanePool:
         self._free: list[_Lane] = []
         self._lock = threading.Lock()
         self.made = 0
+        self.bytes_back_of_closed = 0
+
+    @property
+    def bytes_back(self) -> int:
+        """Bytes its lanes copied from the GPU to the host, closed ones included."""
+        with self._lock:
+            return self.bytes_back_of_closed + sum(lane.bytes_back for lane in self._free)
 
     @contextmanager
     def lane(self) -> Iterator[_Lane]:
@@ -405,6 +419,7 @@ class LanePool:
     def close(self) -> None:
         """Frees the lanes (callers' spans are done)."""
         with self._lock:
+            self.bytes_back_of_closed += sum(lane.bytes_back for lane in self._free)
             self._free.clear()
 
 

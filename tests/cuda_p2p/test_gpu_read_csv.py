@@ -25,6 +25,7 @@ def test_host_path(lineitem_like) -> None:
     gpu = cuda_p2p.read_csv(lineitem_like, block_size=1024)
     assert gpu.to_arrow().equals(arrow_bridge.read_csv(lineitem_like, block_size=1024))
     assert gpu.stats.path == "host" and gpu.stats.h2d_bytes >= gpu.nbytes - 64 and gpu.report is None
+    assert gpu.stats.d2h_bytes == 0 and "GPU->host" not in repr(gpu)
 
 
 @pytest.mark.parametrize("split", ["device", "static:0.5", "dynamic"])
