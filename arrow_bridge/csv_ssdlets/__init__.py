@@ -55,4 +55,5 @@ from arrow_bridge.csv_ssdlets.programs import CsvProgram, connect_columns, parse
 from arrow_bridge.csv_ssdlets.scan import ScanDecision, scan_filter
 
 __all__ = ["CsvProgram", "AggregateProgram", "csv_parser", "reader_error", "row_filter", "group_aggregate",
-           "connect_columns", "records_containing", "prefilter_keys", "scan_filter", "ScanDecision", "parse_prices", "MAX_RECORD_BYTES"]
+           "connect_columns", "records_containing", "prefilter_keys", "scan_filter", "ScanDecision", "parse_prices",
+           "MAX_RECORD_BYTES"]

@@ -169,7 +169,8 @@ def test_records_of_a_byte_a_field_fit_the_outputs(ssd, tmp_path, line_end):
 
 _KEYS = st.sampled_from(["a", "bb", '"q,x"', '"d""q"', '"two\nlines"', "", "ünï", "x" * 5000])
 _RECORD = st.tuples(_KEYS, st.one_of(st.integers(-999, 999).map(str), st.just("")),
-                    st.sampled_from([None] * 12 + ["value", "utf8", "fields"]), st.sampled_from(["\n", "\r\n", "\r", "\n\n"]))
+                    st.sampled_from([None] * 12 + ["value", "utf8", "fields"]),
+                    st.sampled_from(["\n", "\r\n", "\r", "\n\n"]))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
