@@ -289,9 +289,11 @@ def test_reader_calibration_on_files_of_four_shapes(tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CalibrationWarning)
         costs = arrow_bridge.calibrate(paths, block_sizes, repeat=5)  # each span keeps its fastest time
-    # R^2 measured 0.90-0.95 run to run on the 2-core machine: the user's "poor fit" hint (under 0.9)
-    # may fire on a busy machine; a fit that explains most of the time is this test's bar.
-    assert all("poor fit" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    # R^2 measured 0.89-0.95 run to run on the 2-core machine: the hints that depend on timing noise
+    # ("poor fit" under 0.9, a source modeled off its measured time) may fire on a busy machine; a fit
+    # that explains most of the time is this test's bar. The hints that do not depend on timing must not.
+    deterministic = ("no task exercised", "cannot be told apart")
+    assert not any(hint in str(w.message) for w in caught for hint in deterministic), [str(w.message) for w in caught]
     assert costs.r2 > 0.8 and not costs.unfitted and not costs.confounded
     assert list(costs.per_source) == ["ints.csv", "pairs.csv", "text.csv", "mixed.csv"]
     # every read's first span: left out of the fit (the general path), reported
