@@ -327,12 +327,12 @@ def _error_slot(engine: Any) -> Callable:
     import numba
 
     n_outputs, output = engine.app_n_outputs, engine.app_output
+    whole_items = numba.njit(inline="always")(_whole_items)
 
     @numba.njit(inline="always")
     def error_slot(call, k):
         if n_outputs(call) > k:
-            buffer = output(call, k)
-            return buffer[:buffer.size - buffer.size % 8].view(np.int64)
+            return whole_items(output(call, k), 8).view(np.int64)
         return np.full(1, -1, np.int64)
 
     return error_slot
