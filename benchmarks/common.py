@@ -43,6 +43,19 @@ def write_head(src: Path, dst: Path, rows: int = 100) -> Path:
     return dst
 
 
+def local_cluster(workers: int):
+    """A ``LocalCluster`` of ``workers`` processes of one thread each, and its Client.
+
+    ``dashboard_address=":0"``: the scheduler's HTTP server (it runs even without a
+    dashboard) on a free port, so that two clusters at once do not both ask for 8787.
+    """
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           worker_dashboard_address=None)
+    return cluster, Client(cluster)
+
+
 def warm_page_cache(path: Path, chunk: int = 8 << 20) -> None:
     """Read ``path`` once so that no reader pays for the disk while others hit the cache."""
     with open(path, "rb", buffering=0) as f:

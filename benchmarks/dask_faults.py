@@ -41,7 +41,8 @@ from typing import Any, Optional, Sequence
 from device_emulator import ComputationalSSD, FaultPlan
 
 from benchmarks import datasets
-from benchmarks.common import MB, RESULTS_DIR, host_info, package_versions, warm_page_cache, write_head, write_result
+from benchmarks.common import (MB, RESULTS_DIR, host_info, local_cluster, package_versions,
+                               warm_page_cache, write_head, write_result)
 
 RATES = (0.001, 0.01, 0.1)
 FAULT_KINDS = ("media_error", "app_failure", "link_timeout")
@@ -143,12 +144,6 @@ def same_frame(got: Any, expected: Any) -> bool:
 
 
 # ---- the benchmark -----------------------------------------------------------------------------------
-def cluster(workers: int):
-    from distributed import Client, LocalCluster
-
-    lc = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      worker_dashboard_address=None)
-    return lc, Client(lc)
 
 
 def rate_runs(client: Any, path: str, rate: float, expected: Any, args: argparse.Namespace,
@@ -180,7 +175,7 @@ def run(path: Path, args: argparse.Namespace) -> dict[str, Any]:
 
     scratch = Path(tempfile.mkdtemp(prefix="dask-faults-"))
     head = write_head(path, scratch / "head.csv", rows=2000)
-    lc, client = cluster(args.workers)
+    lc, client = local_cluster(args.workers)
     try:
         warm = dask_plugin.install_devices(client, "modern-gen4", name="warm-up")
         dask_plugin.read_csv(str(head), device=warm, split="dynamic").compute()  # imports, kernels on every worker

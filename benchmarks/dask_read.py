@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmarks import datasets
-from benchmarks.common import MB, host_info, mb_per_s, package_versions, warm_page_cache, write_head, write_result
+from benchmarks.common import (MB, host_info, local_cluster, mb_per_s, package_versions,
+                               warm_page_cache, write_head, write_result)
 
 READERS = ("ndp", "dask-pandas", "dask-pyarrow")
 TARGET_SPEEDUP = 1.5  # ndp vs dask.dataframe.read_csv (the faster engine)
@@ -89,12 +90,6 @@ def best(runs: list[dict[str, Any]], reader: str) -> dict[str, Any] | None:
 
 # --- the benchmarks ------------------------------------------------------------------------------
 
-def cluster(workers: int):
-    from distributed import Client, LocalCluster
-
-    lc = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      worker_dashboard_address=None)
-    return lc, Client(lc)
 
 
 def warm_up(readers: list[str], head: Path) -> None:
@@ -105,7 +100,7 @@ def warm_up(readers: list[str], head: Path) -> None:
 
 def bench_readers(path: Path, args: argparse.Namespace, head: Path) -> dict[str, Any]:
     size = path.stat().st_size
-    lc, client = cluster(args.workers)
+    lc, client = local_cluster(args.workers)
     try:
         warm_up(list(READERS), head)
         print(f"\n== {path.name}, {size / MB:.0f} MB, {args.workers} workers x 1 thread, "
@@ -145,7 +140,7 @@ def bench_scaling(path: Path, args: argparse.Namespace, head: Path) -> dict[str,
 
     out: dict[str, Any] = {}
     for workers in sorted({1, args.workers}):
-        lc, client = cluster(workers)
+        lc, client = local_cluster(workers)
         try:
             warm_up(["ndp"], head)
             times = [timed_read("ndp", path, args.blocksize)["seconds"] for _ in range(args.repeat)]
@@ -179,7 +174,7 @@ def bench_splits(path: Path, args: argparse.Namespace, head: Path) -> dict[str, 
     import dask_plugin
 
     out: dict[str, Any] = {}
-    lc, client = cluster(args.workers)
+    lc, client = local_cluster(args.workers)
     try:
         key = dask_plugin.install_devices(client, args.device)
         warm_up(["ndp"], head)

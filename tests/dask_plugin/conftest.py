@@ -76,7 +76,9 @@ def client():
     Module-scoped: closed when the module's tests are done, so that nothing
     after them computes on it by default.
     """
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    # ":0": the scheduler's HTTP server (it runs even without a dashboard) on a free port, not on
+    # 8787, which a cluster of a test in another pytest-xdist process may hold
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       worker_dashboard_address=None) as cluster, Client(cluster) as connected:
         yield connected
 
