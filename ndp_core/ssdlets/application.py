@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Optional, Union
 import numpy as np
 import pyarrow as pa
 
-from ndp_core.engine import Engine, Status
+from ndp_core.engine import MAX_PAGES_PER_COMMAND, Engine, Status
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.ssdlets.graph import SIDES, GraphError, Node, PortRef, check_connection, check_graph, node_name
 from ndp_core.ssdlets.ports import (PAGES, concat_packets, empty_packet, packet_arrays, packet_from_buffers,
@@ -92,6 +92,11 @@ class Application:
                  queue_depth: int = 4) -> None:
         if packet_rows < 1 or pages_per_packet < 1 or queue_depth < 1:
             raise ValueError("packet_rows, pages_per_packet and queue_depth must be >= 1")
+        if pages_per_packet > MAX_PAGES_PER_COMMAND:
+            # The engine splits a longer read into several commands gathered into one completion,
+            # while a program's outputs are sized and checked for one call
+            raise ValueError(f"pages_per_packet={pages_per_packet}: a scan packet is one read command, "
+                             f"at most MAX_PAGES_PER_COMMAND ({MAX_PAGES_PER_COMMAND}) pages")
         self.device, self.packet_rows = device, packet_rows
         self.pages_per_packet, self.queue_depth = pages_per_packet, queue_depth
         self.nodes: dict[str, Node] = {}

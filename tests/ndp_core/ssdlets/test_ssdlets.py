@@ -117,6 +117,14 @@ def test_a_broken_graph_is_refused_before_anything_runs(ssd, mistake, message):
     assert ssd.engine.outstanding == outstanding
 
 
+def test_a_scan_packet_is_at_most_one_read_command(ssd):
+    from ndp_core.engine import MAX_PAGES_PER_COMMAND
+
+    assert Application(ssd, pages_per_packet=MAX_PAGES_PER_COMMAND).pages_per_packet == MAX_PAGES_PER_COMMAND
+    with pytest.raises(ValueError, match=rf"at most MAX_PAGES_PER_COMMAND \({MAX_PAGES_PER_COMMAND}\) pages"):
+        Application(ssd, pages_per_packet=MAX_PAGES_PER_COMMAND + 1)
+
+
 def test_arguments_are_checked_against_the_declaration(ssd):
     app = Application(ssd)
     with pytest.raises(TypeError, match=r"missing argument\(s\) \['floor'\]"):
