@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import datasets
-from benchmarks.common import host_info, package_versions, warm_page_cache, write_head, write_result
-from benchmarks.dask_read import cluster
+from benchmarks.common import host_info, local_cluster, package_versions, warm_page_cache, write_head, write_result
 
 WAYS = ("ndp-pushed", "ndp-after", "dask-pandas")
 Q6_COLUMNS = ("l_quantity", "l_extendedprice", "l_discount", "l_shipdate")
@@ -91,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     warm_page_cache(path)
     payload: dict[str, Any] = {"host": host_info(), "versions": package_versions(), "args": vars(args),
                                "path": str(path), "bytes": path.stat().st_size, "loadavg_before": os.getloadavg()}
-    lc, client = cluster(args.workers)
+    lc, client = local_cluster(args.workers)
     runs: list[dict[str, Any]] = []
     try:
         for way in WAYS:  # imports and JIT caches loaded on every worker first
