@@ -63,7 +63,7 @@ def warm_up(timings: dict[str, float] | None = None, device: bool = False, jobs:
     if len(groups) == 1:
         steps = _run_steps(groups[0])
     else:  # a fresh interpreter per group: Numba's compiler is not shared between them, its cache is
-        with ProcessPoolExecutor(len(groups), mp_context=get_context("spawn"), initializer=_lock_cache_saves) as pool:
+        with ProcessPoolExecutor(len(groups), mp_context=get_context("spawn"), initializer=lock_cache_saves) as pool:
             steps = {name: seconds for done in pool.map(_run_steps, groups) for name, seconds in done.items()}
     if timings is not None:
         timings.update(steps)
@@ -92,14 +92,21 @@ def _run_steps(names: list[str]) -> dict[str, float]:
     return timings
 
 
-def _lock_cache_saves() -> None:
+def lock_cache_saves() -> None:
     """Makes Numba's cache saves in this process exclusive across processes.
 
     Numba saves an entry by reading the function's index, adding a data file
     name to it and writing both back, unlocked: two processes compiling one
     function at different signatures (``convert_fixed`` is compiled for several
     types by several steps) could lose an entry, or map two signatures to one
-    data file. The warm-up's processes take a file lock around each save.
+    data file. The warm-up's processes take a file lock around each save, and
+    so do the test suite's (``conftest.py``: ``make test`` runs several at once).
+    A second call does nothing.
+
+    >>> from numba.core import caching
+    >>> lock_cache_saves()
+    >>> caching.IndexDataCacheFile.save.locked
+    True
     """
     import fcntl
     import tempfile
