@@ -93,8 +93,8 @@ class Application:
         if packet_rows < 1 or pages_per_packet < 1 or queue_depth < 1:
             raise ValueError("packet_rows, pages_per_packet and queue_depth must be >= 1")
         if pages_per_packet > MAX_PAGES_PER_COMMAND:
-            # The engine splits a longer read into several commands gathered into one completion,
-            # while a program's outputs are sized and checked for one call
+            # The engine would split a longer read into parts, each a call of its own whose outputs
+            # it appends byte by byte: a packet's offsets, validity and call words do not survive that
             raise ValueError(f"pages_per_packet={pages_per_packet}: a scan packet is one read command, "
                              f"at most MAX_PAGES_PER_COMMAND ({MAX_PAGES_PER_COMMAND}) pages")
         self.device, self.packet_rows = device, packet_rows
