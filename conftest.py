@@ -7,7 +7,6 @@ here as they do on a GPU (slowly: keep their inputs small).
 import os
 
 from arrow_bridge.jit import load_numba
-from arrow_bridge.warmup import lock_cache_saves
 from cuda_p2p.runtime import driver_present
 
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and not driver_present():
@@ -17,9 +16,6 @@ if "NUMBA_ENABLE_CUDASIM" not in os.environ and not driver_present():
     numba.config.ENABLE_CUDASIM = True
 
 # Tests compile Numba functions of their own that call the reader's kernels
-# and intrinsics: Numba must know those before any test module imports them.
+# and intrinsics: Numba must know those before any test module imports them. (It also locks
+# Numba's cache saves: make test runs the suite in several processes.)
 load_numba()
-
-# make test runs the suite in several processes (pytest-xdist): what one compiles and caches
-# on disk while another does, Numba's cache index must not mix up (as in the warm-up).
-lock_cache_saves()

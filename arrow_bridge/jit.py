@@ -97,7 +97,44 @@ def load_numba() -> None:
         _swap_placeholders(real)
         _PLACEHOLDERS.clear()
         cpu_target.typing_context.refresh()  # a compile under way types the new intrinsics too
+        lock_cache_saves()
         _numba_loaded = True
+
+
+def lock_cache_saves() -> None:
+    """Makes Numba's cache saves in this process exclusive across processes
+    (:func:`load_numba` calls it).
+
+    Numba saves an entry by reading the function's index, picking the next free
+    data file name and writing both back, unlocked: two processes compiling one
+    function at new signatures at once (Dask's worker processes on their first
+    partition, the warm-up's, ``make test``'s) could lose an entry, or give two
+    signatures one data file, and a later load would run the other signature's
+    code. Each save takes a file lock. A second call does nothing.
+
+    >>> from numba.core import caching
+    >>> lock_cache_saves()
+    >>> caching.IndexDataCacheFile.save.locked
+    True
+    """
+    import fcntl
+    import os
+    import tempfile
+
+    from numba.core import caching
+
+    save = caching.IndexDataCacheFile.save
+    if getattr(save, "locked", False):
+        return
+    lock_path = os.path.join(tempfile.gettempdir(), f"arrow_bridge-numba-cache-{os.getuid()}.lock")
+
+    def locked_save(self, key, data):
+        with open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            save(self, key, data)
+
+    locked_save.locked = True
+    caching.IndexDataCacheFile.save = locked_save
 
 
 def _swap_placeholders(real: dict) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from arrow_bridge import startup
+from arrow_bridge.jit import lock_cache_saves
 
 _SAMPLE = (
     b"i,f,b,d,t,ts,tsn,tz,s,n\n"
@@ -90,41 +91,6 @@ def _run_steps(names: list[str]) -> dict[str, float]:
         every[name]()
         timings[name] = time.perf_counter() - begun
     return timings
-
-
-def lock_cache_saves() -> None:
-    """Makes Numba's cache saves in this process exclusive across processes.
-
-    Numba saves an entry by reading the function's index, adding a data file
-    name to it and writing both back, unlocked: two processes compiling one
-    function at different signatures (``convert_fixed`` is compiled for several
-    types by several steps) could lose an entry, or map two signatures to one
-    data file. The warm-up's processes take a file lock around each save, and
-    so do the test suite's (``conftest.py``: ``make test`` runs several at once).
-    A second call does nothing.
-
-    >>> from numba.core import caching
-    >>> lock_cache_saves()
-    >>> caching.IndexDataCacheFile.save.locked
-    True
-    """
-    import fcntl
-    import tempfile
-
-    from numba.core import caching
-
-    save = caching.IndexDataCacheFile.save
-    if getattr(save, "locked", False):
-        return
-    lock_path = os.path.join(tempfile.gettempdir(), f"arrow_bridge-numba-cache-{os.getuid()}.lock")
-
-    def locked_save(self, key, data):
-        with open(lock_path, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-            save(self, key, data)
-
-    locked_save.locked = True
-    caching.IndexDataCacheFile.save = locked_save
 
 
 def _warm_inference() -> None:

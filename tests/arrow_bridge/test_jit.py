@@ -95,3 +95,14 @@ def test_a_kernel_made_inside_a_function_pickles_by_value():
     copy = cloudpickle.loads(cloudpickle.dumps(parse_every_record))
     assert isinstance(copy, Kernel) and copy.options == parse_every_record.options
     assert copy.py_func.__code__.co_code == parse_every_record.py_func.__code__.co_code
+
+
+def test_numba_cache_saves_take_a_lock_once_a_kernel_loads_numba():
+    """Processes compiling one kernel at new types at once (Dask's workers on their
+    first partition) must not interleave their writes of Numba's cache index."""
+    code = ("from numba.core import caching\n"
+            "before = getattr(caching.IndexDataCacheFile.save, 'locked', False)\n"
+            "from arrow_bridge.kernels.tokenizer import count_line_breaks\n"
+            "count_line_breaks.dispatcher\n"
+            "print(before, caching.IndexDataCacheFile.save.locked)\n")
+    assert _run(code).split() == ["False", "True"]
