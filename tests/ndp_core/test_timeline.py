@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -131,14 +130,12 @@ def test_dask_job_has_per_worker_rows():
     assert [row.worker for row in timeline_layout(many)] == list(range(11))
 
 
-def test_dense_timeline_aggregates_and_draws_fast():
+def test_dense_timeline_draws_few_artists():
+    # What keeps a dense timeline quick to draw is its artist count, not a time limit (none in unit tests)
     r = simulated(11_000)
     assert len(r.timeline) > 40_000
-    start = time.perf_counter()
     ax = r.plot_timeline()
     ax.figure.canvas.draw()
-    seconds = time.perf_counter() - start
-    assert seconds < 5.0
     rows = timeline_layout(r)
     assert len(rows) <= 6 and any(row.band for row in rows)
     assert len(ax.collections) + len(ax.patches) < 60  # not one artist (or bar) per use
