@@ -68,6 +68,13 @@ class RunResult:
 class Application:
     """A graph of SSDlet instances on an emulated device and the host.
 
+    ``device``: the emulated SSD its device nodes run on and whose model times the run
+    (None: host nodes only, no modeled time).
+    ``packet_rows``: rows per packet of an array fed from the host;
+    ``pages_per_packet``: file pages per packet of a scan, one read command, so at
+    most ``MAX_PAGES_PER_COMMAND`` (65,536); ``queue_depth``: packets a queue holds
+    before the node that fills it waits (back-pressure).
+
     >>> import pyarrow as pa
     >>> from ndp_core.ssdlets import Out, ssdlet
     >>> @ssdlet(inputs={"x": pa.int64()}, outputs={"total": Out(pa.int64(), rows=1)},
