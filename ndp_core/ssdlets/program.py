@@ -130,9 +130,9 @@ class SSDlet:
         namespace = {name: getattr(engine, name) for name in
                      ("app_args", "app_input", "app_state", "app_counters", "app_output", "app_set_written")}
         kernel = numba.njit(boundscheck=True)(metered_function(self.func))
+        whole_items = numba.njit(inline="always")(_whole_items)
         namespace.update(np=np, kernel=kernel, Ports=self.ports_tuple, OUT_OF_BUDGET=OUT_OF_BUDGET, TRAPPED=TRAPPED,
-                         BAD_INPUT=BAD_INPUT, error_slot=_error_slot(engine),
-                         whole_items=numba.njit(inline="always")(_whole_items))
+                         BAD_INPUT=BAD_INPUT, error_slot=_error_slot(engine, whole_items), whole_items=whole_items)
         namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView,
                          NullableView=NullableView, NullableStringsView=NullableStringsView)
         exec(compile(self.wrapper_source(), f"<ssdlet {self.name}>", "exec"), namespace)  # generated from our template
@@ -321,13 +321,12 @@ def _state_layout(state: Mapping[str, PortType]) -> tuple[list[int], int]:
     return offsets, at
 
 
-def _error_slot(engine: Any) -> Callable:
+def _error_slot(engine: Any, whole_items: Callable) -> Callable:
     """``p.error_at``: the output buffer after the program's own (``Application`` passes
     one), or a slot of the call's own where a caller passed none."""
     import numba
 
     n_outputs, output = engine.app_n_outputs, engine.app_output
-    whole_items = numba.njit(inline="always")(_whole_items)
 
     @numba.njit(inline="always")
     def error_slot(call, k):
