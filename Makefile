@@ -45,7 +45,7 @@ demo: $(DATA)/lineitem-sf$(SF).csv
 	$(PY) -m benchmarks.demo $<
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist), a test file to a process so that a
-# file's fixtures and compiled programs are built once: about 5.5 minutes on 2 cores, 12 in one.
+# file's fixtures and compiled programs are built once: 6-7.5 minutes on 2 cores, 12 in one.
 TEST_WORKERS ?= auto
 test: install $(WARM_DEVICE)
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
