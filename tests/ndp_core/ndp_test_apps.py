@@ -18,6 +18,7 @@ and the GIL being released.
 """
 import ctypes
 
+import numba
 import numpy as np
 
 from ndp_core.engine import (
@@ -96,16 +97,33 @@ _libc = ctypes.CDLL(None)
 _usleep = _libc.usleep
 _usleep.argtypes = [ctypes.c_uint]
 _usleep.restype = ctypes.c_int
+_clock_gettime = _libc.clock_gettime
+_clock_gettime.argtypes = [ctypes.c_int, ctypes.c_void_p]
+_clock_gettime.restype = ctypes.c_int
+CLOCK_MONOTONIC = 1
 
 
-@storage_app  # not cacheable: it calls through a ctypes pointer
+@numba.njit
+def _monotonic_ns():
+    timespec = np.zeros(2, dtype=np.int64)  # tv_sec, tv_nsec
+    _clock_gettime(CLOCK_MONOTONIC, timespec.ctypes)
+    return timespec[0] * 1_000_000_000 + timespec[1]
+
+
+@storage_app  # not cacheable: it calls through ctypes pointers
 def sleeper(call):
-    """Sleeps (state[0] + 1) * 50 ms without holding the GIL, counts calls in counters[0]."""
+    """Sleeps (state[0] + 1) * 50 ms without holding the GIL, counts calls in
+    counters[0]; with 24 bytes of state, records when it started and ended
+    (CLOCK_MONOTONIC ns, int64 at state bytes 8 and 16)."""
     state = app_state(call)
+    started = _monotonic_ns()
     delay = 1 if state.size == 0 else state[0] + 1
     _usleep(delay * 50_000)
     counters = app_counters(call)
     if counters.size >= 1:
         counters[0] += 1
+    if state.size >= 24:
+        times = state[8:24].view(np.int64)
+        times[0] = started
+        times[1] = _monotonic_ns()
     return 0
-
