@@ -24,6 +24,7 @@ last bits (pyarrow adds in its own order). A NaN makes the sum NaN, +inf and
 from __future__ import annotations
 
 import decimal
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -130,21 +131,34 @@ class GroupedQuery:
         for state in partials:
             ids = np.empty(len(state.keys), dtype=np.int64)
             for i, key in enumerate(state.keys):
-                ids[i] = index.setdefault(key, len(keys))
+                ids[i] = index.setdefault(tuple(map(_key_identity, key)), len(keys))
                 if ids[i] == len(keys):
                     keys.append(key)
             placed.append(ids)
         if not self.group_by and not keys:  # no rows at all: one row of empty aggregates, as pyarrow
             keys, placed = [()], [np.zeros(0, np.int64) for _ in partials]
         arrays = [pa.array([key[j] for key in keys], type=schema.field(j).type) for j in range(len(self.group_by))]
-        for a in self.aggregations:
-            target = schema.field(f"{a.column}_{a.func}").type
+        for position, a in enumerate(self.aggregations, start=len(self.group_by)):
+            target = schema.field(position).type  # by position: pyarrow answers a repeated (column, func) twice
             states = [(ids, state.columns[a.column]) for ids, state in zip(placed, partials)]
             try:
                 arrays.append(_final(a.func, states, len(keys), target))
             except OverflowError:  # pyarrow's own sum would wrap around silently
                 raise OverflowError(f"aggregate_csv: {a.column}_{a.func} does not fit its type {target}") from None
         return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _key_identity(value: Any) -> Any:
+    """A group key value as pyarrow's hash grouping tells keys apart, for a Python
+    dict: every NaN one key (each span's NaN is a float object of its own, and
+    NaN != NaN), -0.0 another key than 0.0 (equal in Python).
+
+    >>> _key_identity(float("nan")) == _key_identity(float("-nan")), _key_identity(-0.0) == _key_identity(0.0)
+    (True, False)
+    """
+    if isinstance(value, float):
+        return ("nan",) if value != value else (value, math.copysign(1.0, value))
+    return value
 
 
 @dataclass
@@ -243,13 +257,15 @@ def _by_group(groups: np.ndarray, values: Any, func: str) -> tuple[np.ndarray, p
 
 def _sums(array: pa.Array, groups: np.ndarray, valid: np.ndarray | None, ngroups: int) -> Any:
     """Per group: exact sums as Python ints (ints), ``(scaled ints, specials)`` (floats), or
-    pyarrow's own sums (decimals, booleans: exact there). ``valid``: the rows
-    that are not null (None: all)."""
+    pyarrow's own sums (decimals, booleans: exact there); None for a column of nulls
+    (nothing to add). ``valid``: the rows that are not null (None: all)."""
     t = array.type
+    if pa.types.is_null(t):
+        return None
     if pa.types.is_integer(t) or pa.types.is_floating(t):
+        if valid is not None:  # dropped in Arrow: NumPy would turn an int column with nulls into floats
+            array, groups = array.drop_null(), groups[valid]
         values = array.to_numpy(zero_copy_only=False)
-        if valid is not None:
-            values, groups = values[valid], groups[valid]
         if pa.types.is_integer(t):
             return _exact_int_sums(values, groups, ngroups)
         return _exact_float_sums(values, groups, ngroups)
@@ -325,6 +341,7 @@ def _final(func: str, states: Sequence[tuple[np.ndarray, dict]], ngroups: int, t
 
 
 def _merged_sums(states: Sequence[tuple[np.ndarray, dict]], ngroups: int) -> list:
+    states = [(ids, state) for ids, state in states if state["sum"] is not None]  # spans of nulls add nothing
     first = next((state["sum"] for _, state in states), None)
     if isinstance(first, list):  # exact integers
         sums = [0] * ngroups

@@ -143,6 +143,39 @@ def test_an_integer_sum_past_int64_is_an_error_not_a_wraparound():
         arrow_bridge.aggregate_csv(io.BytesIO(data), [("x", "sum")])
 
 
+@pytest.mark.parametrize("block_size", [None, 16])
+def test_integer_sums_of_a_column_with_nulls_stay_exact(block_size):
+    """Nulls do not send an int column through float64 (2**53 + 1 and INT64_MAX survive)."""
+    data = b"x,k\n9007199254740993,a\n,a\n9223372036854775807,b\n,b\n-1,b\n"
+    aggregations = [("x", "sum"), ("x", "mean"), ("x", "count")]
+    got = arrow_bridge.aggregate_csv(io.BytesIO(data), aggregations, group_by=["k"], block_size=block_size)
+    assert got.to_pydict()["x_sum"] == [2**53 + 1, 2**63 - 2]
+    assert got.equals(_reference(data, aggregations, ["k"]))
+
+
+@pytest.mark.parametrize("block_size", [None, 64])
+def test_float_group_keys_are_told_apart_as_pyarrow_does(block_size):
+    """Every NaN is one group, over all spans; -0.0 and 0.0 are two."""
+    data = b"k,v\n" + b"nan,1\n0.0,2\n-0.0,3\n" * 20
+    got = arrow_bridge.aggregate_csv(io.BytesIO(data), [("v", "sum")], group_by=["k"], block_size=block_size)
+    assert got.num_rows == 3 and got.equals(_reference(data, [("v", "sum")], ["k"]))
+
+
+def test_a_repeated_aggregation_gives_a_column_each():
+    aggregations = [("n", "sum"), ("n", "sum")]
+    got = arrow_bridge.aggregate_csv(io.BytesIO(DATA), aggregations, group_by=["k"])
+    assert got.column_names == ["k", "n_sum", "n_sum"] and got.equals(_reference(DATA, aggregations, ["k"]))
+
+
+@pytest.mark.parametrize("block_size", [None, 64])
+@pytest.mark.parametrize("data", [b"x,y\n,1\n,2\n", b"x,y\n" + b",1\n" * 40 + b"5,1\n"], ids=["nulls", "late"])
+def test_sums_over_nulls_equal_pyarrows(data, block_size):
+    """A column of nulls sums to null; spans holding only its nulls add nothing (at any block size)."""
+    aggregations = [("x", "sum"), ("x", "mean"), ("x", "count")]
+    got = arrow_bridge.aggregate_csv(io.BytesIO(data), aggregations, block_size=block_size)
+    assert got.equals(_reference(data, aggregations, []))
+
+
 @pytest.mark.parametrize("call, message", [
     (dict(aggregations=[("n", "median")]), "unknown function 'median'"),
     (dict(aggregations=[("zzz", "sum")]), "neither in the file"),
