@@ -40,19 +40,37 @@ if TYPE_CHECKING:
 STAGE_COUNTERS = WorkCounters(("filter_tests", "values_kept", "aggregate_updates"))
 
 
-def run_span_stages(result: SpanResult, plan: ReadPlan) -> None:
+#: What a stage raises when a column's type cannot take the filter or the aggregate
+#: (FilterError is a ValueError; pyarrow's own errors where it evaluates).
+STAGE_TYPE_ERRORS = (TypeError, ValueError, pa.ArrowException)
+
+
+def run_span_stages(result: SpanResult, plan: ReadPlan, *, types_final: bool = True) -> None:
     """A parsed span through the read's span stages, once: its rows filtered
     (:func:`filter_span`), then reduced to a partial aggregate
-    (:func:`aggregate_span`). A span that failed is left for its check to raise."""
+    (:func:`aggregate_span`). A span that failed is left for its check to raise.
+
+    Before the read has settled its types (``types_final=False``), a span's
+    own types may still widen (a column of ints in this span, of strings in
+    the file): a stage that cannot take them leaves the span as parsed, and
+    the read stages it again at the settled types, raising then if those
+    cannot take it either, as filtering the whole Table would."""
     if result.staged or not plan.stages_spans or result.status not in (OK, NEEDS_MORE) or \
             result.bad_value is not None:
         return
+    as_parsed = result.columns, result.nrows, result.rows_read, result.object_bytes
     # rows_read: the rows the parse read (the fused kernel's bounds may have dropped some already)
     result.staged, result.rows_read = True, max(result.rows_read, result.nrows)
-    if plan.opts.row_filter is not None:
-        filter_span(result, plan)
-    if plan.opts.grouped_query is not None:
-        aggregate_span(result, plan, plan.opts.grouped_query)
+    try:
+        if plan.opts.row_filter is not None:
+            filter_span(result, plan)
+        if plan.opts.grouped_query is not None:
+            aggregate_span(result, plan, plan.opts.grouped_query)
+    except STAGE_TYPE_ERRORS:
+        if types_final:
+            raise
+        result.columns, result.nrows, result.rows_read, result.object_bytes = as_parsed
+        result.staged, result.partial = False, None
 
 
 def filter_span(result: SpanResult, read: ReadPlan) -> None:

@@ -83,6 +83,24 @@ def test_device_splits_filter_the_same_rows(tmp_path, split):
     assert got.equals(_expected(LATE_FLOAT, filters))
 
 
+@pytest.mark.parametrize("data, filters", [
+    (b"c\n" + b"1\n" * 200 + b"a\n", [("c", "==", "a")]),  # int64 spans in a string column
+    (b"c\n" + b"2020-01-01\n" * 40 + b"xT\n", [("c", "ends with", "T")]),  # date32 spans
+    (b"c,d\n" + b",1\n" * 200 + b"a,1\n", [("c", "contains", "a")]),  # null spans
+], ids=["ints", "dates", "nulls"])
+@pytest.mark.parametrize("read", [{}, {"device": "modern-gen4", "split": "device"}], ids=["host", "device"])
+def test_a_span_the_filter_cannot_take_waits_for_the_settled_types(tmp_path, data, filters, read):
+    path = tmp_path / "late.csv"
+    path.write_bytes(data)
+    got = arrow_bridge.read_csv(path, filters=filters, block_size=256, **read)
+    assert got.equals(_expected(data, filters)) and got.num_rows == 1
+
+
+def test_a_filter_the_settled_types_cannot_take_still_raises():
+    with pytest.raises(FilterError, match="cannot be evaluated"):
+        arrow_bridge.read_csv(io.BytesIO(b"c\n" + b"1\n" * 200), filters=[("c", "==", "a")], block_size=256)
+
+
 def test_a_device_sends_only_the_kept_rows(tmp_path):
     from ndp_core.report import collect
 
