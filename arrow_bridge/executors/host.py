@@ -148,11 +148,12 @@ class HostExecutor:
     def reconvert(self, result: SpanResult, targets: Sequence[int]) -> None:
         """Converts the span's inferred columns again at the rungs ``targets``
         (from each target up) where they ended elsewhere. A staged span
-        (filtered, aggregated) has lost rows: all its columns are converted
+        (filtered, aggregated), or one whose rows the filter's bounds thinned
+        as they were parsed, has lost rows: all its columns are converted
         again, to be staged again at their new types."""
         read = self.read
         tokens = self.tokenize(self.span_text(result.span, result.parsed), True, SpanResult(result.span))
-        if result.staged:
+        if result.staged or result.rows_read > result.nrows:
             self.convert_columns(tokens, result, targets)
             result.nrows, result.staged, result.partial, result.rows_read = tokens.nrows, False, None, 0
             return

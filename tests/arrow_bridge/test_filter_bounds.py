@@ -141,3 +141,13 @@ def test_a_string_filter_passes_over_empty_spans_read_before_the_types_are_known
     data = b"a,s\n" + b"\n" * 9000 + b"1,x\n" * 100  # the first spans hold only empty lines
     got = arrow_bridge.read_csv(io.BytesIO(data), filters=[("s", "starts with", "x")], block_size=4096)
     assert got.num_rows == 100 and got.equals(pacsv.read_csv(io.BytesIO(data)))
+
+
+def test_a_thinned_span_left_for_the_settled_types_is_converted_whole():
+    """Spans of timestamps the string filter cannot take wait for the settled type
+    (string); their rows the bounds on ``n`` dropped are parsed again with them."""
+    rows = b"".join(b"20%02d-01-02 03:04:05,%s\n" % (i % 30, b"" if i % 3 == 0 else b"%d" % i) for i in range(3000))
+    data = b"t,n\n" + rows + b"not a time,1\n"
+    filters = [("t", "starts with", "201"), ("n", "<", 1000)]
+    got = arrow_bridge.read_csv(io.BytesIO(data), filters=filters, block_size=1 << 12)
+    assert got.equals(pacsv.read_csv(io.BytesIO(data)).filter(RowFilter(filters).expression))
