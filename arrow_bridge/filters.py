@@ -92,7 +92,21 @@ class Predicate:
 
     def mask(self, array: pa.Array) -> pa.Array:
         """The term on one column's values (null where the comparison is): the same
-        compute functions as :meth:`expression`, called directly (no Acero plan per span)."""
+        compute functions as :meth:`expression`, called directly (no Acero plan per span);
+        an integer column against a float compares exactly (:func:`integer_test`).
+
+        >>> Predicate("x", ">", 0.5).mask(pa.array([2**53 + 1, 0, None])).to_pylist()
+        [True, False, None]
+        """
+        if self.op in _COMPARISONS and isinstance(self.value, float) and pa.types.is_integer(array.type):
+            test = integer_test(self.op, self.value, array.type)
+            if isinstance(test, bool):  # the same answer for every value: null only where the value is
+                return pc.if_else(pc.is_valid(array), test, pa.scalar(None, pa.bool_()))
+            return pc.call_function(_COMPARISONS[test[0]], [array, pa.scalar(test[1], array.type)])
+        if self.op in _SET_TESTS and pa.types.is_integer(array.type) and _numbers_with_a_float(self.value):
+            members = pa.array(integer_members(self.value, array.type), array.type)
+            test = pc.call_function("is_in", [array], pc.SetLookupOptions(members))
+            return test if self.op == "in" else pc.invert(test)
         return self._applied(array, pc.call_function, pa.scalar)
 
     def _applied(self, operand: Any, call: Any, literal: Any) -> Any:
@@ -106,6 +120,52 @@ class Predicate:
         if self.op in _NULL_TESTS:
             return call("is_null" if self.op == "is null" else "is_valid", [operand], None)
         return call(_STRING_TESTS[self.op], [operand], pc.MatchSubstringOptions(self.value))
+
+
+def integer_test(op: str, value: float, type_: pa.DataType) -> Union[bool, tuple[str, int]]:
+    """``x <op> value`` for every integer ``x`` of ``type_``, exactly: as ``x > k``,
+    ``x < k`` or ``x == k`` (``x != k``) with an integer ``k`` the type holds, or as
+    the answer every ``x`` gets. pyarrow would cast each ``x`` to float64 instead,
+    refusing those past 2**53 (and its ``Expression`` those past 2**24), so the
+    answer or the error would depend on the values; this way the read's answer
+    is the exact comparison, whatever rows a block or the filter's bounds hold.
+
+    >>> integer_test(">", 2.5, pa.int64()), integer_test(">=", 3.0, pa.int64()), integer_test("<=", -0.5, pa.int8())
+    (('>', 2), ('>', 2), ('<', 0))
+    >>> integer_test("==", 2.5, pa.int64()), integer_test("<", 1e300, pa.int64()), integer_test("!=", math.nan, pa.int64())
+    (False, True, True)
+    """
+    if math.isnan(value):
+        return op == "!="
+    info = np.iinfo(type_.to_pandas_dtype())
+    floor = math.floor(max(min(value, 2.0 ** 64), -2.0 ** 64))  # an infinity as a bound past every int64/uint64
+    whole = floor == value
+    if op in ("=", "==", "!="):
+        return (op, floor) if whole and info.min <= floor <= info.max else op == "!="
+    if op in (">", ">="):  # x > v <=> x > floor(v); x >= v <=> x > ceil(v) - 1
+        k = floor - 1 if op == ">=" and whole else floor
+        return True if k < info.min else False if k >= info.max else (">", k)
+    k = floor if op == "<" and whole else floor + 1  # x < v <=> x < ceil(v); x <= v <=> x < floor(v) + 1
+    return True if k > info.max else False if k <= info.min else ("<", k)
+
+
+def _numbers_with_a_float(values: Sequence[Any]) -> bool:
+    numbers = [v for v in values if v is not None]
+    return all(isinstance(v, (int, float)) for v in numbers) and any(isinstance(v, float) for v in numbers)
+
+
+def integer_members(values: Sequence[Any], type_: pa.DataType) -> list[Any]:
+    """The values of ``type_``, an integer type, that a set of numbers (and None)
+    holds, exactly: a float is an integer's only where it is a whole number in
+    the type's range (as :func:`integer_test` compares, and not by casting
+    every value of the column to float64 as pyarrow's ``is_in`` would).
+
+    >>> integer_members([1.5, 2.0, None, 2**70, float("nan"), 3], pa.int64())
+    [2, None, 3]
+    """
+    info = np.iinfo(type_.to_pandas_dtype())
+    return [v if v is None else int(v) for v in values
+            if v is None or (math.isfinite(v) and v == math.floor(v) and info.min <= v <= info.max)]
 
 
 class RowFilter:

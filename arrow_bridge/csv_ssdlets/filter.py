@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from arrow_bridge.csv_ssdlets.programs import (CsvProgram, check_column_type, compiled_function, compiled_once,
                                                is_string, kernel_namespace, port_names, stage_prices)
-from arrow_bridge.filters import Filters, FilterError, Predicate, RowFilter
+from arrow_bridge.filters import Filters, FilterError, Predicate, RowFilter, integer_members, integer_test
 from ndp_core.ssdlets import Nullable
 
 def row_filter(filters: Filters, schema: pa.Schema, *, device: Any = None) -> CsvProgram:
@@ -21,9 +21,8 @@ def row_filter(filters: Filters, schema: pa.Schema, *, device: Any = None) -> Cs
     null and false drop it; ``not in`` keeps nulls, as pyarrow's does).
 
     Comparisons take a value of the column's kind: a number for a number
-    column (an int column against a float compares as floats, as pyarrow
-    does; where pyarrow refuses a value it cannot cast exactly, an int past
-    2**53 against a float, this compares anyway), a ``datetime.date`` for a date
+    column (an int column against a float compares exactly, as
+    ``read_csv(filters=...)`` does: :func:`~arrow_bridge.filters.integer_test`), a ``datetime.date`` for a date
     column, a naive ``datetime.datetime`` for a timestamp column (compared in
     the finer of its unit and microseconds, as pyarrow compares), a ``str`` for a string column (also ``starts
     with``, ``ends with``, ``contains``). A ``pyarrow.compute.Expression``, or
@@ -118,6 +117,11 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
     if op in ("is null", "is not null"):
         return f"p.{port}.valid[i] == {0 if op == 'is null' else 1}"
     column = _column_value(port, type_)
+    if op in _SYMBOLS and pa.types.is_integer(type_) and isinstance(predicate.value, float):
+        test = integer_test(op, predicate.value, type_)  # exactly, as read_csv(filters=) compares
+        if isinstance(test, bool):
+            return f"({valid} and {test})"
+        return f"({valid} and {column} {_SYMBOLS[test[0]]} {literals.add(test[1])})"
     if op in _SYMBOLS:
         value = literals.add(_literal(predicate, type_))
         if string:
@@ -136,15 +140,17 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
         member = f"any_equal({field}, {literals.add(data)}, {literals.add(offsets)})"
     else:
         kept = sorted(_literal(Predicate(predicate.column, "=", v), type_) for v in values)
-        if any(isinstance(v, float) and math.isnan(v) for v in kept):
+        if pa.types.is_integer(type_) and any(isinstance(v, float) for v in kept):
+            kept = integer_members(kept, type_)  # whole numbers only, exactly, as read_csv(filters=) takes them
+        elif any(isinstance(v, float) and math.isnan(v) for v in kept):
             raise FilterError(f"row_filter: NaN in the set of {predicate!r}")
-        # Integers compare as int64, unless a value is not a whole number: then as floats, as pyarrow does.
-        exact = all(isinstance(v, int) or float(v).is_integer() for v in kept) and not pa.types.is_floating(type_)
+        dtype = np.float64 if pa.types.is_floating(type_) else \
+            type_.to_pandas_dtype() if pa.types.is_integer(type_) else np.int64  # dates, times: their int64 units
         try:
-            array = np.array([int(v) for v in kept] if exact else kept, dtype=np.int64 if exact else np.float64)
+            array = np.array(kept, dtype=dtype)
         except OverflowError:
-            raise FilterError(f"row_filter: a value of {predicate!r} is past int64") from None
-        member = f"in_sorted({column if exact else f'np.float64({column})'}, {literals.add(array)})"
+            raise FilterError(f"row_filter: a value of {predicate!r} is past {type_}") from None
+        member = f"in_sorted({column}, {literals.add(array)})"
     found = f"(({valid} and {member}) or (p.{port}.valid[i] == 0 and {nulls_in}))"
     return found if op == "in" else f"(not {found})"
 

@@ -5,6 +5,8 @@ the same on every path; split="sampled" (Biscuit's offload decision)."""
 from __future__ import annotations
 
 import io
+import math
+import operator
 from datetime import date
 
 import numpy as np
@@ -16,7 +18,7 @@ import pytest
 import arrow_bridge
 from arrow_bridge.options import PANDAS_NULL_VALUES
 from arrow_bridge.executors import TaskRecorder
-from arrow_bridge.filters import FilterError, RowFilter
+from arrow_bridge.filters import FilterError, Predicate, RowFilter
 from arrow_bridge.span_stages import STAGE_COUNTERS
 from device_emulator import ComputationalSSD
 
@@ -99,6 +101,36 @@ def test_a_span_the_filter_cannot_take_waits_for_the_settled_types(tmp_path, dat
 def test_a_filter_the_settled_types_cannot_take_still_raises():
     with pytest.raises(FilterError, match="cannot be evaluated"):
         arrow_bridge.read_csv(io.BytesIO(b"c\n" + b"1\n" * 200), filters=[("c", "==", "a")], block_size=256)
+
+
+_PYTHON_COMPARISONS = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+                       ">=": operator.ge}
+
+
+@pytest.mark.parametrize("type_", [pa.int8(), pa.int64(), pa.uint64()], ids=str)
+def test_an_integer_column_against_a_float_compares_exactly(type_):
+    """As Python compares an int with a float: exactly (pyarrow casts the ints to float64)."""
+    info = np.iinfo(type_.to_pandas_dtype())
+    xs = sorted(x for x in {info.min, info.min + 1, -3, -1, 0, 1, 2, 3, 2**53 + 1, info.max - 1, info.max}
+                if info.min <= x <= info.max)
+    values = [-math.inf, math.inf, math.nan, -2.5, -2.0, -0.5, -0.0, 0.5, 2.0, 2.5, 2.0**53, 2.0**63, -2.0**63,
+              2.0**64, 1e300, float(info.min), float(info.max), 127.5, -128.5]
+    for op, compare in _PYTHON_COMPARISONS.items():
+        for value in values:
+            got = Predicate("x", op, value).mask(pa.array([*xs, None], type_)).to_pylist()
+            assert got == [compare(x, value) for x in xs] + [None], (op, value)
+
+
+@pytest.mark.parametrize("read", [{"block_size": None}, {"block_size": 256},
+                                  {"block_size": 256, "device": "modern-gen4", "split": "device"}], ids=str)
+def test_an_int_past_2_to_the_53_against_a_float_neither_raises_nor_depends_on_the_block(tmp_path, read):
+    """The filter's bounds on ``a`` drop the last row in the kernel at one block size and not at
+    another: the term on ``b`` must give the same answer whether or not it sees that row."""
+    path = tmp_path / "big.csv"
+    path.write_bytes(b"a,b\n" + b"1,1\n" * 70 + b"0,9007199254740993\n1,9007199254740993\n")
+    for term in [("b", ">", 0.5), ("b", "not in", [math.nan]), ("b", "not in", [2.0**53, 0.5])]:  # 2**53 + 1 isn't
+        got = arrow_bridge.read_csv(path, filters=[("a", "<=", 0), term], **read)
+        assert got.to_pydict() == {"a": [0], "b": [9007199254740993]}, term
 
 
 def test_a_device_sends_only_the_kept_rows(tmp_path):
