@@ -136,6 +136,13 @@ header_rows=(), delimiter=';', quotechar='"', escapechar=None, doublequote=True)
         options["header"] = 0  # the records before it are the filter's to drop
     if rules is not None and not rules.active:
         rules = None
+    dropping = [k for k in (rules.keywords if rules is not None else ()) if k in ("skiprows", "comment", "header")]
+    if dropping and options.get("skip_blank_lines") is False:
+        # The filter leaves a dropped line's break behind (errors name the file's own lines), which
+        # the reader could not tell from a blank line: it would read each as a row of nulls.
+        raise NotImplementedError(
+            f"{', '.join(dropping)} with skip_blank_lines=False: the lines {'they drop' if len(dropping) > 1 else 'it drops'} "
+            "would read as blank rows (not supported yet); read with skip_blank_lines=True, the default")
     if rules is not None or compression != "infer":
         storage = options.get("storage_options")
         if isinstance(storage, OpeningOptions):

@@ -402,3 +402,11 @@ def test_cache_dates_is_accepted_with_a_warning():
     with pytest.warns(UserWarning, match=r"read_csv\(cache_dates=False\) is ignored") as seen:
         arrow_bridge.read_pandas(io.BytesIO(b"d\n2020-01-02\n"), parse_dates=["d"], cache_dates=False)
     assert seen[0].filename == __file__
+
+
+@pytest.mark.parametrize("keywords", [dict(skiprows=[1]), dict(skiprows=lambda i: i == 1), dict(comment="#"),
+                                      dict(header=1)], ids=["skiprows", "callable", "comment", "header"])
+def test_lines_dropped_with_blank_lines_kept_are_refused_not_read_as_blank_rows(keywords):
+    """A dropped line leaves its line break behind: with skip_blank_lines=False it would be a row of NaNs."""
+    with pytest.raises(NotImplementedError, match="skip_blank_lines=False"):
+        arrow_bridge.read_pandas(io.BytesIO(b"a,b\n#c\n1,2\n\n3,4\n"), skip_blank_lines=False, **keywords)
