@@ -13,8 +13,8 @@ import pyarrow.csv as pacsv
 from arrow_bridge.errors import MemoryLimitError
 from arrow_bridge.options import CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
-from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keywords, name_positions, positions_named,
-                                       selected_names, shape, split_keywords, with_pandas_dtypes)
+from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keywords, name_positions, numbered_columns,
+                                       positions_named, selected_names, shape, split_keywords, with_pandas_dtypes)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
 from arrow_bridge.progress import ProgressBar
@@ -479,6 +479,7 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     [[0, 1], [2]]
     """
     options.setdefault("semantics", "pandas")
+    numbered = "header" in options and options["header"] is None and options.get("names") is None
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
         options = name_positions(options, _header_names(source, options))
     options, steps = split_keywords(options)
@@ -487,14 +488,17 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     def to_frame(table: pa.Table) -> "pd.DataFrame":
         return with_pandas_dtypes(to_pandas(table, dtype_backend), table, steps.pandas_dtypes)
 
+    def labelled(frame: "pd.DataFrame") -> "pd.DataFrame":
+        return numbered_columns(frame) if numbered else frame
+
     if chunksize is not None or iterator:
         if dataclasses.replace(steps, pandas_dtypes={}) != FrameSteps():
             raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)} and dtype='category' are not supported with "
                                       "chunksize/iterator yet: apply them to each chunk")
-        return DataFrameChunks(_stream(source, **options), chunksize, to_frame)
+        return DataFrameChunks(_stream(source, **options), chunksize, lambda table: labelled(to_frame(table)))
     table = read_csv(source, **options)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
-    return shape(table, steps, to_frame)
+    return labelled(shape(table, steps, to_frame))
 
 
 def _check_conversion(table: pa.Table, source: Source, limit: int | None, dtype_backend: str) -> None:

@@ -576,3 +576,21 @@ def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, A
 def _name(frame: "pd.DataFrame", key: Union[int, str]) -> str:
     """A column's name from its name or its position."""
     return frame.columns[key] if isinstance(key, int) else key
+
+
+def numbered_columns(frame: "pd.DataFrame") -> "pd.DataFrame":
+    """A frame read with ``header=None`` and no ``names``, labelled as pandas
+    labels it: columns (and index levels) by their position in the file,
+    ``0, 1, ...``, where the reader names them ``f0, f1, ...``.
+
+    >>> import pandas as pd
+    >>> frame = numbered_columns(pd.DataFrame({"f1": [2]}, index=pd.Index([1], name="f0")))
+    >>> frame.columns.tolist(), list(frame.index.names)
+    ([1], [0])
+    """
+    def number(name: Any) -> Any:
+        return int(name[1:]) if isinstance(name, str) and re.fullmatch(r"f[0-9]+", name) else name
+
+    frame.columns = [number(name) for name in frame.columns]
+    frame.index.names = [number(name) for name in frame.index.names]
+    return frame

@@ -391,7 +391,11 @@ class SemicolonDialect(csv.Dialect):
     (b'a\tb\n1\t"x\ty"\n', dict(dialect="excel-tab")),
     (b"a;b\n1; 'x;y'\n", dict(dialect=SemicolonDialect, sep=",")),
     (b"d\n01/02/2020\n13/02/2020\n", dict(parse_dates=["d"], dayfirst=True)),
-], ids=["skip_blank_lines numbers", "skip_blank_lines text", "dialect name", "dialect class", "dayfirst"])
+    (b"1,2,x\n3,4,y\n", dict(header=None)),
+    (b"1,2,x\n3,4,y\n", dict(header=None, usecols=[1, 2], index_col=1)),
+    (b"1,2,x\n3,4,y\n", dict(header=None, dtype={1: "float64"})),
+], ids=["skip_blank_lines numbers", "skip_blank_lines text", "dialect name", "dialect class", "dayfirst",
+        "header=None labels", "header=None usecols index_col", "header=None dtype"])
 def test_more_pandas_keywords_give_pandas_frame(data, keywords):
     expected = pd.read_csv(io.BytesIO(data), **keywords)
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
