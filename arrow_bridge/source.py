@@ -612,6 +612,9 @@ def open_source(source: Any, storage_options: dict[str, Any] | None = None, *, e
     """
     if isinstance(storage_options, OpeningOptions):
         compression = storage_options.compression
+    if isinstance(source, io.StringIO):  # pandas' in-memory text: its rest as UTF-8 (an encoding= is moot, as there)
+        source, encoding, name = io.BytesIO(source.read().encode("utf-8", "surrogatepass")), "utf-8", "<StringIO>"
+        return decoded_source(FileObjectSource(source, name=name), encoding, encoding_errors, for_device)
     _checked_encoding(encoding, encoding_errors, for_device)  # fail before opening anything
     method, arguments = compression_method(compression)
     return decoded_source(_open_bytes(source, storage_options, method, arguments), encoding, encoding_errors,
@@ -684,7 +687,8 @@ def _open_bytes(source: Any, storage_options: dict[str, Any] | None, method: str
         source = io.BytesIO(bytes(source))
         name = "<bytes>"
     elif isinstance(source, io.TextIOBase):
-        raise TypeError("open the file in binary mode ('rb') and give its encoding=: the reader decodes the text itself")
+        raise TypeError("open the file in binary mode ('rb') and give its encoding=: the reader decodes the text "
+                        "itself (an io.StringIO is read as it is)")
     elif hasattr(source, "read"):
         name = None
     else:

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pytest
 
 import arrow_bridge
+from arrow_bridge.errors import CsvParseError
 from csvgen import NonSeekableStream
 
 CLEAN = b"id,name,day,score\n" + b"".join(
@@ -414,3 +415,13 @@ def test_lines_dropped_with_blank_lines_kept_are_refused_not_read_as_blank_rows(
     """A dropped line leaves its line break behind: with skip_blank_lines=False it would be a row of NaNs."""
     with pytest.raises(NotImplementedError, match="skip_blank_lines=False"):
         arrow_bridge.read_pandas(io.BytesIO(b"a,b\n#c\n1,2\n\n3,4\n"), skip_blank_lines=False, **keywords)
+
+
+def test_an_io_stringio_reads_as_pandas_reads_it():
+    """pandas' in-memory text: read from where it stands, whatever encoding= says; errors name it."""
+    text = io.StringIO("skip me\nk,v\nü,1\n")
+    text.readline()
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(text, encoding="latin-1", dtype_backend="numpy"),
+                                  pd.read_csv(io.StringIO("k,v\nü,1\n")), check_exact=True)
+    with pytest.raises(CsvParseError, match="<StringIO>:3"):
+        arrow_bridge.read_csv(io.StringIO("a,b\n1,2\n3\n"))
