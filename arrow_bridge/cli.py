@@ -988,8 +988,20 @@ def _show_value(value: Any, param: Any, price: bool) -> str:
 # Errors -> one line and an exit status.
 # --------------------------------------------------------------------------
 def _one_line(error: BaseException) -> str:
+    """The error's message on one line, in the CLI's words: without the traceback pyarrow
+    appends to an error a stream raised, and with ``--dtype`` where the reader suggests
+    ``dtype=``.
+
+    >>> import pyarrow as pa
+    >>> _one_line(pa.ArrowInvalid("Invalid: x.csv:9: cannot convert '2.5' to int64 (give the column its type: "
+    ...                           "dtype={'a': ...}). Detail: Python exception: Traceback (most recent call last): ..."))
+    "x.csv:9: cannot convert '2.5' to int64 (give the column its type: --dtype a=TYPE)"
+    """
     text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-    return " ".join(str(text).split()) or type(error).__name__
+    wrapped = re.match(r"(?:Invalid: )?(.*?)\.? Detail: Python exception: ", str(text), flags=re.S)
+    text = wrapped.group(1) if wrapped else str(text)  # what the stream raised, as pyarrow wrapped it
+    text = re.sub(r"dtype=\{'([^']*)': \.\.\.\}", r"--dtype \1=TYPE", text)
+    return " ".join(text.split()) or type(error).__name__
 
 
 def classify(error: BaseException) -> tuple[int, str]:

@@ -104,6 +104,9 @@ def test_errors_are_one_line_with_their_exit_code(files):
     assert "unknown profile 'nope'" in one_line_error(ndp("profiles", "show", "nope", cwd=files), 2)
     usage = ndp("read", "sales.csv", "--block-size", "lots", cwd=files)
     assert usage.returncode == 2 and "not a size: 'lots'" in usage.stderr and "Traceback" not in usage.stderr
+    (files / "widen.csv").write_text("a,b\n" + "".join(f"{i},x\n" for i in range(5000)) + "2.5,y\n")
+    widened = one_line_error(ndp("convert", "widen.csv", "widen.parquet", "--block-size", "4KiB", cwd=files), 4)
+    assert "widen.csv:5002: column 'a'" in widened and "--dtype a=TYPE" in widened  # a later batch's error
     loud = ndp("read", "bad.csv", "--traceback", cwd=files)
     assert loud.returncode == 4 and "Traceback" in loud.stderr and "CsvParseError" in loud.stderr
 
