@@ -232,8 +232,8 @@ def test_device_and_byte_range_refuse_transcoding(write_file):
         arrow_bridge.read_csv(path, encoding="latin-1", byte_range=(0, 10), names=["a", "b", "c", "d"])
     # On the host, with a device given, it reads.
     assert arrow_bridge.read_csv(path, encoding="latin-1", device=HostOnly()).num_rows == 15
-    with pytest.raises(TypeError, match="binary mode"):
-        arrow_bridge.read_csv(io.StringIO("a\n1\n"), encoding="latin-1")
+    with open(path, encoding="latin-1") as text, pytest.raises(TypeError, match="binary mode"):
+        arrow_bridge.read_csv(text, encoding="latin-1")  # a file's text: its bytes and encoding are the file's
 
 
 def test_streaming_reads_transcode_too():
