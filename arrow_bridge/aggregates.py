@@ -24,7 +24,7 @@ last bits (pyarrow adds in its own order). A NaN makes the sum NaN, +inf and
 from __future__ import annotations
 
 import decimal
-import math
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -150,15 +150,14 @@ class GroupedQuery:
 
 def _key_identity(value: Any) -> Any:
     """A group key value as pyarrow's hash grouping tells keys apart, for a Python
-    dict: every NaN one key (each span's NaN is a float object of its own, and
-    NaN != NaN), -0.0 another key than 0.0 (equal in Python).
+    dict: a float by its bits (each span's NaN is a float object of its own, and
+    NaN != NaN; -0.0 == 0.0 in Python; pyarrow keeps -NaN, the 0/0 of a derived
+    column, apart from a parsed NaN).
 
-    >>> _key_identity(float("nan")) == _key_identity(float("-nan")), _key_identity(-0.0) == _key_identity(0.0)
+    >>> _key_identity(float("nan")) == _key_identity(float("nan")), _key_identity(-0.0) == _key_identity(0.0)
     (True, False)
     """
-    if isinstance(value, float):
-        return ("nan",) if value != value else (value, math.copysign(1.0, value))
-    return value
+    return ("float", struct.pack("<d", value)) if isinstance(value, float) else value
 
 
 @dataclass

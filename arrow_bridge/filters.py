@@ -98,7 +98,8 @@ class Predicate:
         >>> Predicate("x", ">", 0.5).mask(pa.array([2**53 + 1, 0, None])).to_pylist()
         [True, False, None]
         """
-        if self.op in _COMPARISONS and isinstance(self.value, float) and pa.types.is_integer(array.type):
+        if self.op in _COMPARISONS and isinstance(self.value, (int, float)) and not isinstance(self.value, bool) \
+                and pa.types.is_integer(array.type):
             test = integer_test(self.op, self.value, array.type)
             if isinstance(test, bool):  # the same answer for every value: null only where the value is
                 return pc.if_else(pc.is_valid(array), test, pa.scalar(None, pa.bool_()))
@@ -122,23 +123,29 @@ class Predicate:
         return call(_STRING_TESTS[self.op], [operand], pc.MatchSubstringOptions(self.value))
 
 
-def integer_test(op: str, value: float, type_: pa.DataType) -> Union[bool, tuple[str, int]]:
+def integer_test(op: str, value: Union[int, float], type_: pa.DataType) -> Union[bool, tuple[str, int]]:
     """``x <op> value`` for every integer ``x`` of ``type_``, exactly: as ``x > k``,
     ``x < k`` or ``x == k`` (``x != k``) with an integer ``k`` the type holds, or as
     the answer every ``x`` gets. pyarrow would cast each ``x`` to float64 instead,
     refusing those past 2**53 (and its ``Expression`` those past 2**24), so the
     answer or the error would depend on the values; this way the read's answer
     is the exact comparison, whatever rows a block or the filter's bounds hold.
+    An int ``value`` is taken as it is (pyarrow would cast a uint64 column to
+    int64 to meet it, refusing values past 2**63).
 
     >>> integer_test(">", 2.5, pa.int64()), integer_test(">=", 3.0, pa.int64()), integer_test("<=", -0.5, pa.int8())
     (('>', 2), ('>', 2), ('<', 0))
     >>> integer_test("==", 2.5, pa.int64()), integer_test("<", 1e300, pa.int64()), integer_test("!=", math.nan, pa.int64())
     (False, True, True)
+    >>> integer_test(">", 2**53, pa.uint64()), integer_test("<", 300, pa.int8()), integer_test("==", -1, pa.uint8())
+    (('>', 9007199254740992), True, False)
     """
-    if math.isnan(value):
+    if isinstance(value, float) and math.isnan(value):
         return op == "!="
     info = np.iinfo(type_.to_pandas_dtype())
-    floor = math.floor(max(min(value, 2.0 ** 64), -2.0 ** 64))  # an infinity as a bound past every int64/uint64
+    if isinstance(value, float):
+        value = max(min(value, 2.0 ** 64), -2.0 ** 64)  # an infinity as a bound past every int64/uint64
+    floor = math.floor(value)  # an int stays itself, exactly
     whole = floor == value
     if op in ("=", "==", "!="):
         return (op, floor) if whole and info.min <= floor <= info.max else op == "!="
@@ -183,7 +190,10 @@ class RowFilter:
         self.groups = [[Predicate.parse(term) for term in group] for group in groups]
         if not all(self.groups):
             raise FilterError("filters: an OR of AND-groups must not hold an empty group")
-        self.expression = _any_of([_all_of([p.expression() for p in group]) for group in self.groups])
+        try:
+            self.expression = _any_of([_all_of([p.expression() for p in group]) for group in self.groups])
+        except (pa.ArrowException, OverflowError) as error:  # a value pyarrow cannot hold (a mixed set past int64)
+            raise FilterError(f"filters: {spec!r}: pyarrow cannot take a value of it: {error}") from None
         self._columns = tuple(dict.fromkeys(p.column for group in self.groups for p in group))
 
     def temporal_columns(self) -> dict[str, pa.DataType]:

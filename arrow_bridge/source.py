@@ -613,7 +613,9 @@ def open_source(source: Any, storage_options: dict[str, Any] | None = None, *, e
     if isinstance(storage_options, OpeningOptions):
         compression = storage_options.compression
     if isinstance(source, io.StringIO):  # pandas' in-memory text: its rest as UTF-8 (an encoding= is moot, as there)
-        source, encoding, name = io.BytesIO(source.read().encode("utf-8", "surrogatepass")), "utf-8", "<StringIO>"
+        if compression not in (None, "infer"):
+            raise ValueError(f"compression={compression!r} needs a binary source, not an io.StringIO")
+        source, encoding, name = io.BytesIO(source.read().encode("utf-8")), "utf-8", "<StringIO>"
         return decoded_source(FileObjectSource(source, name=name), encoding, encoding_errors, for_device)
     _checked_encoding(encoding, encoding_errors, for_device)  # fail before opening anything
     method, arguments = compression_method(compression)

@@ -67,10 +67,17 @@ def run_span_stages(result: SpanResult, plan: ReadPlan, *, types_final: bool = T
         if plan.opts.grouped_query is not None:
             aggregate_span(result, plan, plan.opts.grouped_query)
     except STAGE_TYPE_ERRORS:
-        if types_final:
+        if types_final or _stage_types_given(plan):
             raise
         result.columns, result.nrows, result.rows_read, result.object_bytes = as_parsed
         result.staged, result.partial = False, None
+
+
+def _stage_types_given(read: ReadPlan) -> bool:
+    """Whether every column the stages read has its type given (so no span's can widen):
+    the filter's columns, and for an aggregate every column the read keeps."""
+    used = read.columns if read.opts.grouped_query is not None else [read.columns[j] for j in read.filter_columns]
+    return not any(column.inferred for column in used)
 
 
 def filter_span(result: SpanResult, read: ReadPlan) -> None:

@@ -117,11 +117,13 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
     if op in ("is null", "is not null"):
         return f"p.{port}.valid[i] == {0 if op == 'is null' else 1}"
     column = _column_value(port, type_)
-    if op in _SYMBOLS and pa.types.is_integer(type_) and isinstance(predicate.value, float):
+    if op in _SYMBOLS and pa.types.is_integer(type_) and isinstance(predicate.value, (int, float)) and \
+            not isinstance(predicate.value, bool):
         test = integer_test(op, predicate.value, type_)  # exactly, as read_csv(filters=) compares
         if isinstance(test, bool):
             return f"({valid} and {test})"
-        return f"({valid} and {column} {_SYMBOLS[test[0]]} {literals.add(test[1])})"
+        bound = np.dtype(type_.to_pandas_dtype()).type(test[1])  # the column's type: uint64 must not meet int64
+        return f"({valid} and {column} {_SYMBOLS[test[0]]} {literals.add(bound)})"
     if op in _SYMBOLS:
         value = literals.add(_literal(predicate, type_))
         if string:
@@ -139,11 +141,12 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
         data = np.concatenate(encoded) if encoded else np.zeros(0, np.uint8)
         member = f"any_equal({field}, {literals.add(data)}, {literals.add(offsets)})"
     else:
-        kept = sorted(_literal(Predicate(predicate.column, "=", v), type_) for v in values)
-        if pa.types.is_integer(type_) and any(isinstance(v, float) for v in kept):
-            kept = integer_members(kept, type_)  # whole numbers only, exactly, as read_csv(filters=) takes them
+        kept = [_literal(Predicate(predicate.column, "=", v), type_) for v in values]
+        if pa.types.is_integer(type_):  # the whole numbers the column can hold, as read_csv(filters=) takes them
+            kept = integer_members(kept, type_)
         elif any(isinstance(v, float) and math.isnan(v) for v in kept):
             raise FilterError(f"row_filter: NaN in the set of {predicate!r}")
+        kept = sorted(kept)  # no NaN left: sorted() of a list holding one need not be in order
         dtype = np.float64 if pa.types.is_floating(type_) else \
             type_.to_pandas_dtype() if pa.types.is_integer(type_) else np.int64  # dates, times: their int64 units
         try:

@@ -161,6 +161,17 @@ def test_float_group_keys_are_told_apart_as_pyarrow_does(block_size):
     assert got.num_rows == 3 and got.equals(_reference(data, [("v", "sum")], ["k"]))
 
 
+@pytest.mark.parametrize("block_size", [None, 8])
+def test_nans_of_other_bits_are_other_groups_as_in_pyarrow(block_size):
+    """0/0 gives -NaN, a parsed nan +NaN: pyarrow groups keys by their bits."""
+    data = b"a,b,v\n0,0,1\nnan,1,2\n0,0,4\n"
+    types = pacsv.ConvertOptions(null_values=[], column_types={"a": pa.float64(), "b": pa.float64()})
+    derived = {"k": pc.divide(pc.field("a"), pc.field("b"))}
+    got = arrow_bridge.aggregate_csv(io.BytesIO(data), [("v", "sum")], group_by=["k"], derived=derived,
+                                     convert_options=types, block_size=block_size)
+    assert got.column("v_sum").to_pylist() == [5, 2]
+
+
 def test_a_repeated_aggregation_gives_a_column_each():
     aggregations = [("n", "sum"), ("n", "sum")]
     got = arrow_bridge.aggregate_csv(io.BytesIO(DATA), aggregations, group_by=["k"])

@@ -413,8 +413,9 @@ def test_cache_dates_is_accepted_with_a_warning():
                                       dict(header=1)], ids=["skiprows", "callable", "comment", "header"])
 def test_lines_dropped_with_blank_lines_kept_are_refused_not_read_as_blank_rows(keywords):
     """A dropped line leaves its line break behind: with skip_blank_lines=False it would be a row of NaNs."""
+    data = b"a,b\n#c\n1,2\n\n3,4\n"
     with pytest.raises(NotImplementedError, match="skip_blank_lines=False"):
-        arrow_bridge.read_pandas(io.BytesIO(b"a,b\n#c\n1,2\n\n3,4\n"), skip_blank_lines=False, **keywords)
+        arrow_bridge.read_pandas(io.BytesIO(data), skip_blank_lines=False, **keywords)
 
 
 def test_an_io_stringio_reads_as_pandas_reads_it():
