@@ -98,6 +98,14 @@ def test_a_span_the_filter_cannot_take_waits_for_the_settled_types(tmp_path, dat
     assert got.equals(_expected(data, filters)) and got.num_rows == 1
 
 
+def test_a_filter_on_columns_of_given_types_fails_at_the_first_span():
+    """No span of a column with its type given can widen: nothing is held back for the end."""
+    data = b"a,b\n" + b"".join(b"%d,%d\n" % (i, i) for i in range(100_000))
+    with pytest.raises(FilterError, match="cannot be evaluated"):
+        arrow_bridge.read_csv(io.BytesIO(data), filters=[("a", "==", "x")], dtype={"a": "int64"},
+                              memory_limit="600KiB", block_size=1 << 16)
+
+
 def test_a_filter_the_settled_types_cannot_take_still_raises():
     with pytest.raises(FilterError, match="cannot be evaluated"):
         arrow_bridge.read_csv(io.BytesIO(b"c\n" + b"1\n" * 200), filters=[("c", "==", "a")], block_size=256)
