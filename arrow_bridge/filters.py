@@ -104,7 +104,7 @@ class Predicate:
             if isinstance(test, bool):  # the same answer for every value: null only where the value is
                 return pc.if_else(pc.is_valid(array), test, pa.scalar(None, pa.bool_()))
             return pc.call_function(_COMPARISONS[test[0]], [array, pa.scalar(test[1], array.type)])
-        if self.op in _SET_TESTS and pa.types.is_integer(array.type) and _numbers_with_a_float(self.value):
+        if self.op in _SET_TESTS and pa.types.is_integer(array.type) and _numbers(self.value):
             members = pa.array(integer_members(self.value, array.type), array.type)
             test = pc.call_function("is_in", [array], pc.SetLookupOptions(members))
             return test if self.op == "in" else pc.invert(test)
@@ -156,9 +156,9 @@ def integer_test(op: str, value: Union[int, float], type_: pa.DataType) -> Union
     return True if k > info.max else False if k <= info.min else ("<", k)
 
 
-def _numbers_with_a_float(values: Sequence[Any]) -> bool:
-    numbers = [v for v in values if v is not None]
-    return all(isinstance(v, (int, float)) for v in numbers) and any(isinstance(v, float) for v in numbers)
+def _numbers(values: Sequence[Any]) -> bool:
+    """Whether a set holds numbers only (and None): bools and other values are pyarrow's to match."""
+    return all(v is None or isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def integer_members(values: Sequence[Any], type_: pa.DataType) -> list[Any]:

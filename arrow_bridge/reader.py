@@ -312,7 +312,7 @@ class CsvReader:
             rows += result.nrows
             # now: its rejected rows are not held. A stream's types are fixed by now; a whole read's
             # may still widen (it stages again at the end what its types did not take)
-            run_span_stages(result, self.plan, types_final=first_block or self.plan.types_known)
+            run_span_stages(result, self.plan, types_final=first_block)
             checked = self._release(result)
             if result.status == NEEDS_MORE and not self._enough(rows):
                 def following() -> Span:
@@ -565,7 +565,7 @@ flight, and the next span needs about 2.0 KiB more. Give a larger memory_limit o
 def _parsed_and_staged(span: Span, plan: SpanPlan, executor: SpanExecutor, read: ReadPlan) -> SpanResult:
     """``executor``'s parse of ``span`` through the span stages (where it ran, on its thread)."""
     result = executor.parse(span, plan)
-    run_span_stages(result, read, types_final=read.types_known)
+    run_span_stages(result, read, types_final=False)  # a whole read's: its types may still widen
     return result
 
 

@@ -615,8 +615,8 @@ def open_source(source: Any, storage_options: dict[str, Any] | None = None, *, e
     if isinstance(source, io.StringIO):  # pandas' in-memory text: its rest as UTF-8 (an encoding= is moot, as there)
         if compression not in (None, "infer"):
             raise ValueError(f"compression={compression!r} needs a binary source, not an io.StringIO")
-        source, encoding, name = io.BytesIO(source.read().encode("utf-8")), "utf-8", "<StringIO>"
-        return decoded_source(FileObjectSource(source, name=name), encoding, encoding_errors, for_device)
+        source = FileObjectSource(io.BytesIO(source.read().encode("utf-8")), name="<StringIO>")
+        encoding = "utf-8"
     _checked_encoding(encoding, encoding_errors, for_device)  # fail before opening anything
     method, arguments = compression_method(compression)
     return decoded_source(_open_bytes(source, storage_options, method, arguments), encoding, encoding_errors,
