@@ -1,8 +1,8 @@
 """pandas' line keywords, applied to the text before the reader parses it.
 
 ``skiprows`` (an int, a list/range/set or a callable), ``comment``,
-``skipinitialspace``, ``lineterminator`` and the records before the header
-(``header=N``, ``header=[...]``) are decisions pandas' tokenizer takes line by
+``skipinitialspace``, ``lineterminator``, ``skipfooter`` and the records
+before the header (``header=N``, ``header=[...]``) are decisions pandas' tokenizer takes line by
 line, with its own rules for quotes, blank lines and line ends. The reader
 knows none of them: :class:`LineFilterSource` wraps the text (a
 :class:`~arrow_bridge.source.ByteSource` of UTF-8, after any transcoding) and
@@ -26,6 +26,11 @@ The rules are pandas' (``tokenizer.c`` of pandas 3, checked against
 * Lines holding only spaces and tabs are no records, as in pandas, while the
   filter scans (past that, as without the filter, the reader reads them as a
   one-field row).
+* ``skipfooter`` drops the file's last lines, counted as ``skiprows`` counts
+  them (a blank or comment line is one), a line ``skiprows`` skips too; never
+  the header row. A first pass counts the lines (so the source must be able
+  to seek), then the text ends where the footer begins: the reader infers the
+  types without it, as pandas does.
 
 What is dropped leaves its line breaks behind (each as CRLF, which cannot
 merge with a neighbouring CR or LF), so the reader counts the file's own
@@ -57,7 +62,7 @@ from arrow_bridge.jit import njit
 from arrow_bridge.source import ByteSource, copy_from_blocks, open_source
 
 #: The keywords a :class:`LineRules` implements, as ``pandas.read_csv`` names them.
-LINE_KEYWORDS = ("skiprows", "comment", "skipinitialspace", "lineterminator")
+LINE_KEYWORDS = ("skiprows", "comment", "skipinitialspace", "lineterminator", "skipfooter")
 
 Skip = Union[int, Sequence[int], Callable[[int], Any], None]
 
@@ -82,6 +87,7 @@ PARAM_SLOTS = 11
 KEEP, CAPTURE = 1, 2
 # What a call of :func:`_filter_text` ended with.
 DONE, NEED_DECISION, PASS_THROUGH, STRAY_LINE_BREAK = range(4)
+FOOTER = 4  # what :meth:`LineFilterSource._filter` ends with at the footer's first line
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -390,6 +396,8 @@ class LineRules:
     lineterminator: Optional[str] = None
     header_records: int = 0
     header_rows: tuple[int, ...] = ()
+    skipfooter: int = 0
+    reads_header: bool = True  # the reader takes a header row (pandas' header is not None): no footer cuts it
     delimiter: str = ","
     quotechar: Optional[str] = '"'
     escapechar: Optional[str] = None
@@ -405,6 +413,10 @@ class LineRules:
                                  f"supported, got {name}={value!r}")  # pandas' words
             if value is not None and len(value.encode()) != 1:
                 raise ValueError(f"{name} must be a one-byte character, got {value!r}")
+        if isinstance(self.skipfooter, bool) or not isinstance(self.skipfooter, (int, np.integer)):
+            raise ValueError("skipfooter must be an integer")  # pandas' words
+        if self.skipfooter < 0:
+            raise ValueError("skipfooter cannot be negative")  # pandas' words
         if isinstance(self.skiprows, bool) or isinstance(self.skiprows, (int, np.integer)) and self.skiprows < 0:
             raise ValueError(f"skiprows must be a non-negative int, a list of row numbers or a callable, "
                              f"got {self.skiprows!r}")
@@ -417,7 +429,7 @@ class LineRules:
         """The pandas keywords these rules act on (for messages)."""
         used = {"skiprows": self.skiprows is not None and not _no_skip(self.skiprows), "comment": self.comment is not None,
                 "skipinitialspace": self.skipinitialspace, "lineterminator": self.lineterminator is not None,
-                "header": bool(self.header_records or self.header_rows)}
+                "header": bool(self.header_records or self.header_rows), "skipfooter": self.skipfooter > 0}
         return tuple(name for name, on in used.items() if on)
 
     @property
@@ -433,7 +445,7 @@ class LineRules:
     def scans_every_line(self) -> bool:
         """Whether every line must be looked at (no pass-through after the first lines)."""
         return self.comment is not None or self.skipinitialspace or self.lineterminator is not None or \
-            callable(self.skiprows)
+            callable(self.skiprows) or self.skipfooter > 0
 
     def stops(self) -> np.ndarray:
         """Per byte, whether it needs a look at a field's start, inside an
@@ -479,11 +491,15 @@ def _no_skip(skiprows: Skip) -> bool:
 
 class _Decisions:
     """Which lines ``skiprows`` skips, as a growing byte array (one byte a
-    line, up to the last line it can skip; a callable is asked line by line)."""
+    line, up to the last line it can skip; a callable is asked line by line).
+    With a :attr:`stop` (``skipfooter``'s first line), up to that line: the
+    kernel asks about every line from there on."""
 
     def __init__(self, skiprows: Skip):
         self.skip = skiprows
         self.values = np.zeros(0, dtype=np.uint8)
+        self.stop: Optional[int] = None
+        self._rows = np.zeros(0, dtype=np.int64)
         if skiprows is None or callable(skiprows):
             self.bound: Optional[int] = 0 if skiprows is None else None
         elif isinstance(skiprows, (int, np.integer)):
@@ -496,19 +512,28 @@ class _Decisions:
     @property
     def default(self) -> int:
         """The kernel's ``P_DEFAULT_SKIP``: 0 once every line that can be skipped is decided, else -1 (ask)."""
-        return 0 if self.bound is not None and len(self.values) >= self.bound else -1
+        return 0 if self.stop is None and self.bound is not None and len(self.values) >= self.bound else -1
 
     def grow(self, line: int, ahead: int) -> None:
         """Decides lines from ``line`` (the first undecided) on; a callable is
         asked about ``ahead`` of them, the line breaks left in the block, so
-        about lines that exist unless quoted line breaks make fewer lines."""
+        about lines that exist unless quoted line breaks make fewer lines.
+        Past :attr:`stop`, one line at a time."""
+        if self.stop is not None and line >= self.stop:
+            ahead = 1
+        elif self.stop is not None:
+            ahead = min(ahead, self.stop - line)
         if self.bound is None:
             self._ask(line, max(ahead, 1))
             return
-        stop = min(self.bound, max(2 * len(self.values), line + (1 << 16)))
-        rows = np.arange(len(self.values), stop, dtype=np.int64)
+        end = max(2 * len(self.values), line + (1 << 16))
+        if self.stop is None:
+            end = min(end, self.bound)
+        else:
+            end = min(end, self.stop) if line < self.stop else line + 1
+        rows = np.arange(len(self.values), end, dtype=np.int64)
         if isinstance(self.skip, (int, np.integer)):
-            more = np.ones(len(rows), dtype=np.uint8)
+            more = (rows < self.bound).astype(np.uint8)
         else:
             more = np.isin(rows, self._rows).astype(np.uint8)
         self.values = np.concatenate([self.values, more])
@@ -595,6 +620,8 @@ class LineFilterSource(ByteSource):
         self._lock = threading.RLock()
         self._keep, self._kept, self._kept_bytes = keep, deque(), 0
         self._relocated: set[int] = set()
+        if rules.skipfooter:
+            self._cut_footer()
 
     def lines_before_origin(self) -> int:
         return self._base.lines_before_origin()
@@ -662,7 +689,7 @@ class LineFilterSource(ByteSource):
             block, final = np.concatenate([block, more]), len(more) < self._block_size
         raw = np.concatenate([self._carry, block]) if len(self._carry) else block
         mark = (self._raw_at, len(raw), final, self._state.copy())
-        text, consumed, passed = self._filter(raw, self._raw_at, self._state, final,
+        text, consumed, ending = self._filter(raw, self._raw_at, self._state, final,
                                               capture=self._captured is not None)
         self._marks.append(mark)
         self._starts.append(self._produced)
@@ -671,18 +698,20 @@ class LineFilterSource(ByteSource):
         if not self.random_access:
             self._keep_raw(self._raw_at, raw)
         self._raw_at += consumed
-        self._carry = raw[consumed:]
-        self._eof = final
-        if passed:
+        self._carry = raw[consumed:] if ending != FOOTER else raw[:0]
+        self._eof = final or ending == FOOTER
+        if ending == PASS_THROUGH:
             self._passing = (self._produced, self._raw_at)
         return True
 
     def _filter(self, raw: np.ndarray, raw_at: int, state: np.ndarray, final: bool, capture: bool = False,
-                target: int = -1) -> tuple[np.ndarray, int, bool]:
+                target: int = -1, params: Optional[np.ndarray] = None) -> tuple[np.ndarray, int, int]:
         """``raw`` (at ``raw_at`` in the base) filtered from ``state`` (updated):
-        ``(text, raw bytes consumed, whether the rest passes through)``;
+        ``(text, raw bytes consumed, how it ended)``: ``DONE``, ``PASS_THROUGH``
+        (the rest passes through) or ``FOOTER`` (the text ends here);
         ``target`` >= 0 instead returns the position in ``raw`` of that byte of
-        the text as the second item."""
+        the text as the second item. ``params``: the kernel's, if not the source's."""
+        params = self._params if params is None else params
         out = np.empty(2 * len(raw) + len(_BOM), dtype=np.uint8)
         cap = np.empty(len(raw) if capture else 0, dtype=np.uint8)
         cap_ends = np.empty(len(raw) + 1 if capture else 0, dtype=np.int64)
@@ -694,26 +723,65 @@ class LineFilterSource(ByteSource):
             hit = target if 0 <= target < len(_BOM) else -1
         while True:
             status, pos, n_out, n_cap, n_ends, hit = _filter_text(
-                raw, pos, len(raw), final, out, n_out, cap, n_cap, cap_ends, n_ends, state, self._params,
+                raw, pos, len(raw), final, out, n_out, cap, n_cap, cap_ends, n_ends, state, params,
                 self._decisions.values, self._skip_captures(capture), self._stops, target, hit)
             if status == NEED_DECISION:
+                if self._at_footer(state):
+                    status = FOOTER
+                    break
                 with self._lock:
                     if len(self._decisions.values) <= state[S_LINES]:
                         self._decisions.grow(int(state[S_LINES]), _line_breaks(raw[pos:]))
-                    self._params[P_DEFAULT_SKIP] = self._decisions.default
+                    params[P_DEFAULT_SKIP] = self._decisions.default
                 continue
             if status == STRAY_LINE_BREAK:
                 raise self._stray(int(raw[pos]), raw_at + pos, int(state[S_LINES]) + 1)
             break
         if capture:
             self._keep_captured(cap[:n_cap], cap_ends[:n_ends])
-        passed = status == PASS_THROUGH
-        if passed:  # the rest of the block as it is
+        if status == PASS_THROUGH:  # the rest of the block as it is
             if target >= n_out and hit < 0:
                 hit = pos + target - n_out
             out[n_out: n_out + len(raw) - pos] = raw[pos:]
             n_out, pos = n_out + len(raw) - pos, len(raw)
-        return out[:n_out], (hit if target >= 0 else pos), passed
+        return out[:n_out], (hit if target >= 0 else pos), status if status in (PASS_THROUGH, FOOTER) else DONE
+
+    # ---- skipfooter ---------------------------------------------------------------------------------
+    def _cut_footer(self) -> None:
+        """Counts the text's lines (a first pass) and makes the text end at
+        the footer's first line: from there the kernel asks about each line
+        (:attr:`_Decisions.stop`) and :meth:`_at_footer` ends the text."""
+        if not self.random_access:
+            raise NotImplementedError(f"{self.name}: skipfooter needs a source it can read twice (a path, bytes "
+                                      "or a seekable file): the lines are counted first")
+        stop = max(self._count_lines() - self.rules.skipfooter, 0)
+        self._decisions.stop, self._decisions.values = stop, self._decisions.values[:stop]  # the count asked ahead
+        self._params[P_DEFAULT_SKIP] = self._decisions.default
+
+    def _count_lines(self) -> int:
+        """The text's lines as ``skiprows`` counts them, a last one without a line end included."""
+        params = self._params.copy()
+        params[P_CAN_PASS] = 0
+        state = np.zeros(STATE_SLOTS, dtype=np.int64)
+        raw_at, read_at, carry, last = 0, 0, np.empty(0, dtype=np.uint8), -1
+        while True:
+            block = self._base.read_range(read_at, self._block_size)
+            read_at += len(block)
+            final = len(block) < self._block_size
+            last = int(block[-1]) if len(block) else last
+            raw = np.concatenate([carry, block]) if len(carry) else block
+            consumed = self._filter(raw, raw_at, state, final, params=params)[1]
+            raw_at, carry = raw_at + consumed, raw[consumed:]
+            if final:
+                break
+        ends = (ord(self.rules.lineterminator),) if self.rules.lineterminator is not None else (LF, CR)
+        return int(state[S_LINES]) + (last >= 0 and last not in ends)
+
+    def _at_footer(self, state: np.ndarray) -> bool:
+        """Whether the line the kernel asks about begins the footer (the header row, if any, is behind)."""
+        stop = self._decisions.stop
+        header_records = int(self._params[P_PASS_RECORDS]) if self.rules.reads_header else 0
+        return stop is not None and state[S_LINES] >= stop and state[S_RECORDS] >= header_records
 
     def _skip_captures(self, capture: bool) -> np.ndarray:
         """The header rows' record numbers, while they are being captured."""

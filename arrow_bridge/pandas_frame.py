@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: The keywords :func:`split_keywords` takes out of the reader's options into :class:`FrameSteps`.
-FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "dayfirst", "converters", "skipfooter", "thousands")
+FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "dayfirst", "converters", "thousands")
 
 Columns = Union[int, str, Sequence[Union[int, str]], None]
 
@@ -48,7 +48,7 @@ class FrameSteps:
     date_format: Optional[str] = None
     dayfirst: bool = False
     converters: Mapping[Union[int, str], Callable[[str], Any]] = field(default_factory=dict)
-    skipfooter: int = 0
+    skipfooter: int = 0  # only where the text cannot be filtered (sep=None...): rows dropped after the read
     thousands: Optional[str] = None
     categories: Union[bool, Sequence[str]] = ()  # True: every column
     numbers: Optional["Thousands"] = None  # how ``thousands`` reads the text columns
@@ -65,15 +65,15 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     ``storage_options`` (:func:`text_keywords`). Applying it to what it
     returned changes nothing.
 
-    >>> split_keywords({"sep": ";", "skipfooter": 2, "dtype": {"a": "category", "b": "int32"}})[0]
+    >>> split_keywords({"sep": ";", "index_col": "b", "dtype": {"a": "category", "b": "int32"}})[0]
     {'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}}
     >>> split_keywords({"comment": "#", "skiprows": [1]})[0]["storage_options"].line_rules.keywords
     ('skiprows', 'comment')
     """
     options = dict(options)
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
-    if steps.skipfooter < 0:
-        raise ValueError(f"skipfooter must be >= 0, got {steps.skipfooter}")
+    if options.get("skipfooter") and _reader_parses_raw_bytes(options):
+        steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
     if isinstance(dtype, str) and dtype == "category":
@@ -102,8 +102,8 @@ def text_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], Optional[Lin
     """The reader's options with the keywords that change the text moved to
     ``storage_options`` (an :class:`~arrow_bridge.source.OpeningOptions`):
     ``compression``, and :class:`~arrow_bridge.line_filters.LineRules` for
-    ``skiprows``, ``comment``, ``skipinitialspace``, ``lineterminator`` and
-    ``header`` past row 0 (the reader then reads ``header=0``). Also the
+    ``skiprows``, ``comment``, ``skipinitialspace``, ``lineterminator``,
+    ``skipfooter`` and ``header`` past row 0 (the reader then reads ``header=0``). Also the
     rules when ``header`` is a list (their captured rows become the frame's
     MultiIndex columns), else None.
 
@@ -114,12 +114,14 @@ def text_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], Optional[Lin
     >>> options, _ = text_keywords({"skiprows": 2, "header": 1, "sep": ";"})
     >>> options["header"], options["storage_options"].line_rules
     (0, LineRules(skiprows=2, comment=None, skipinitialspace=False, lineterminator=None, header_records=1, \
-header_rows=(), delimiter=';', quotechar='"', escapechar=None, doublequote=True))
+header_rows=(), skipfooter=0, reads_header=True, delimiter=';', quotechar='"', escapechar=None, \
+doublequote=True))
     """
     options = with_csv_dialect(options)
     compression = options.pop("compression", "infer")
     given = {key: options.pop(key) for key in LINE_KEYWORDS if key in options}
-    given = {key: value for key, value in given.items() if value is not None and value is not False}
+    given = {key: value for key, value in given.items()
+             if value is not None and value is not False and (key != "skipfooter" or value != 0)}
     header = _header_keyword(options)
     stays = _reader_parses_raw_bytes(options)
     if stays:
@@ -131,13 +133,16 @@ header_rows=(), delimiter=';', quotechar='"', escapechar=None, doublequote=True)
                 "parses the file's bytes as they are there; give sep (not None), read on the host, or read the "
                 "whole file")
         header = options.get("header", "infer")
-    rules = None if stays else LineRules(**given, **_header_rules(header), **_dialect(options))
+    rules = None if stays else LineRules(**given, **_header_rules(header), **_dialect(options),
+                                         reads_header=header is not None)
     if rules is not None and (isinstance(header, list) or isinstance(header, int) and header > 0):
         options["header"] = 0  # the records before it are the filter's to drop
     if rules is not None and not rules.active:
         rules = None
     dropping = [k for k in (rules.keywords if rules is not None else ()) if k in ("skiprows", "comment", "header")]
-    if dropping and options.get("skip_blank_lines") is False:
+    keeps_blank_lines = options.get("skip_blank_lines") is False or \
+        getattr(options.get("parse_options"), "ignore_empty_lines", True) is False  # pyarrow's spelling
+    if dropping and keeps_blank_lines:
         # The filter leaves a dropped line's break behind (errors name the file's own lines), which
         # the reader could not tell from a blank line: it would read each as a row of nulls.
         raise NotImplementedError(

@@ -1,4 +1,4 @@
-"""The line filter (pandas' skiprows, comment, skipinitialspace, lineterminator, header rows) on its own:
+"""The line filter (pandas' skiprows, comment, skipinitialspace, lineterminator, skipfooter, header rows) on its own:
 the text it hands the reader does not depend on its block size, re-reads give the same bytes, every
 byte maps back to the same byte on the same line of the file, errors name the file's lines and offsets,
 and on random files the frames equal ``pandas.read_csv``'s."""
@@ -39,6 +39,9 @@ RULES = {
     "skipinitialspace": LineRules(skipinitialspace=True),
     "header records": LineRules(header_records=2, comment="#"),
     "everything": LineRules(skiprows=[2], comment="#", skipinitialspace=True, header_records=1),
+    "skipfooter": LineRules(skipfooter=3),
+    "skipfooter and the others": LineRules(skipfooter=2, skiprows=[1, 7], comment="#", header_records=1),
+    "skipfooter and a callable": LineRules(skipfooter=1, skiprows=lambda i: i in (2, 9)),
 }
 
 
@@ -295,3 +298,64 @@ def test_bad_line_warnings_name_the_files_line_and_offset(data, keywords):
     line = data[:data.index(b"3,4,5")].count(b"\n") + 1
     assert [str(w.message) for w in seen] == [
         f"skipping bad line: <BytesIO>:{line}: expected 2 fields, got 3: '3,4,5' (byte offset {data.index(b'3,4,5')})"]
+
+
+# ---- skipfooter: the text ends where the footer begins ---------------------------------------------------
+
+FOOTERS = {  # files with a footer pandas' skipfooter is made for, and the keywords beside it
+    "summary line": (b"id,name\n1,x\n2,y\n3,z\nTotal: 3 rows\n", dict(skipfooter=1)),
+    "two footer lines": (b"id,name\n1,x\n2,y\n\nexported by a tool,2026-11-28\n", dict(skipfooter=2)),
+    "blank lines count": (b"id,name\n1,x\n2,y\n3,z\n\n\n", dict(skipfooter=2)),
+    "a quoted line break is one line": (b'id,name\n1,x\n2,"y\nz"\ntotal,9\n', dict(skipfooter=2)),
+    "comment lines count": (b"id,name\n1,x\n2,y\n#c\ntotal,9\n", dict(skipfooter=2, comment="#")),
+    "no line end at the end": (b"id,name\n1,x\n2,y\ntotal", dict(skipfooter=1)),
+    "CRLF": (b"id,name\r\n1,x\r\n2,y\r\ntotal\r\n", dict(skipfooter=1)),
+    "CR": (b"id,name\r1,x\r2,y\rtotal\r", dict(skipfooter=1)),
+    "a skipped line in the footer": (b"id,name\n1,x\n2,y\n3,z\n", dict(skipfooter=1, skiprows=[3])),
+    "a skipped line before it": (b"id,name\n1,x\n2,y\n3,z\n", dict(skipfooter=1, skiprows=[2])),
+    "a callable": (b"id,name\n1,x\n2,y\n3,z\nTotal: 3\n", dict(skipfooter=1, skiprows=lambda i: i == 2)),
+    "header=1": (b"exported\nid,name\n1,x\n2,y\nend\n", dict(skipfooter=1, header=1)),
+    "header=None": (b"1,x\n2,y\n3\n", dict(skipfooter=1, header=None)),
+    "all of it but the header": (b"id\n1\n2\n3\n", dict(skipfooter=5)),
+    "skip_blank_lines=False": (b"id\n1\n\n2\n3\n", dict(skipfooter=1, skip_blank_lines=False)),
+    "a BOM": (b"\xef\xbb\xbfid\n1\n2\n", dict(skipfooter=1)),
+}
+
+
+@pytest.mark.parametrize("case", list(FOOTERS))
+def test_skipfooter_gives_pandas_frame_with_the_types_of_the_rows_kept(case):
+    """pandas reads skipfooter with its Python engine; the types are those of the rows before the footer."""
+    data, keywords = FOOTERS[case]
+    expected = pd.read_csv(io.BytesIO(data), engine="python", **keywords)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_skipfooter_in_chunks_read_csv_and_a_path(write_file):
+    data = b"id,v\n" + b"".join(b"%d,%d.5\n" % (i, i) for i in range(50)) + b"rows: 50\n(end)\n"
+    path = write_file("footer.csv", data)
+    whole = arrow_bridge.read_pandas(path, skipfooter=2)
+    assert str(whole.dtypes["id"]) == "int64[pyarrow]" and len(whole) == 50
+    with arrow_bridge.read_pandas(path, skipfooter=2, chunksize=16) as chunks:
+        pd.testing.assert_frame_equal(pd.concat(list(chunks)), whole)
+    assert arrow_bridge.read_csv(path, skipfooter=2).equals(arrow_bridge.read_csv(io.BytesIO(data[:data.index(b"rows")])))
+
+
+def test_skipfooter_needs_a_source_it_can_read_twice():
+    with pytest.raises(NotImplementedError, match="skipfooter needs a source it can read twice"):
+        arrow_bridge.read_pandas(NonSeekableStream(b"a\n1\nend\n"), skipfooter=1)
+
+
+@pytest.mark.parametrize("value, message", [(-1, "skipfooter cannot be negative"),
+                                            (1.5, "skipfooter must be an integer")])
+def test_skipfooter_is_checked_as_pandas_checks_it(value, message):
+    with pytest.raises(ValueError, match=message):
+        arrow_bridge.read_pandas(io.BytesIO(b"a\n1\n"), skipfooter=value)
+
+
+def test_skipfooter_where_the_text_is_read_as_it_is_drops_rows_after_the_read():
+    """sep=None (the dialect sniffed from the file's bytes): the footer's rows go after the read."""
+    data = b"id;name\n1;x\n2;y\n3;z\n"
+    expected = pd.read_csv(io.BytesIO(data), sep=None, engine="python", skipfooter=1)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), sep=None, skipfooter=1, dtype_backend="numpy")
+    pd.testing.assert_frame_equal(got, expected)

@@ -16,6 +16,7 @@ import zipfile
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
@@ -416,6 +417,9 @@ def test_lines_dropped_with_blank_lines_kept_are_refused_not_read_as_blank_rows(
     data = b"a,b\n#c\n1,2\n\n3,4\n"
     with pytest.raises(NotImplementedError, match="skip_blank_lines=False"):
         arrow_bridge.read_pandas(io.BytesIO(data), skip_blank_lines=False, **keywords)
+    with pytest.raises(NotImplementedError, match="skip_blank_lines=False"):  # pyarrow's spelling of it
+        arrow_bridge.read_pandas(io.BytesIO(data), parse_options=pacsv.ParseOptions(ignore_empty_lines=False),
+                                 **keywords)
 
 
 def test_an_io_stringio_reads_as_pandas_reads_it():
