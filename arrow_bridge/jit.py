@@ -195,6 +195,9 @@ class Kernel:
     ``targetoptions``...) is the dispatcher's, which makes the dispatcher.
     """
 
+    #: Whether the startup library (:mod:`arrow_bridge.startup`) may hold it.
+    startup_library = True
+
     def __init__(self, py_func: Callable, options: dict):
         self.py_func = py_func
         self.options = options

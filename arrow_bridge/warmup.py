@@ -195,8 +195,8 @@ def record_calls(samples=STARTUP_SAMPLES) -> dict[str, dict[str, Any]]:
                 key = startup.type_key(args)
             except startup.NoTypeKey:
                 return result
-            if "<locals>" in kernel.__qualname__:  # made inside a function: its name may not be its own
-                return result
+            if "<locals>" in kernel.__qualname__ or not kernel.startup_library:
+                return result  # made inside a function (its name may not be its own), or kept out
             known = calls.setdefault(startup.kernel_id(kernel), {})
             signature = None if repr(key) in known else _signature(kernel, args)
             if signature is not None and startup.numba_types(key) == signature.args:  # what a retiring library loads

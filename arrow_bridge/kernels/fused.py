@@ -391,11 +391,12 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
                               data_used, validity, null_counts, counters)
 
 
-def _record_loop(filtering):
+def _record_loop(filtering, name):
     """:func:`fused_parse`'s loop, compiled twice: with bounds to test
     (``filtering``) and without, where its tests and rollbacks are constant
     false and compiled away (on a file of short records, such as an edge
-    list, they cost a quarter of the speed)."""
+    list, they cost a quarter of the speed). ``name``: the module's name for
+    it, which the startup library and pickling find it by."""
 
     @njit(nogil=True, cache=True, error_model="numpy")
     def records(buf, start, end, ncols, delim, quote, double_quote, kinds, slots, params, nulls, quoted_nulls,
@@ -592,12 +593,14 @@ def _record_loop(filtering):
                     counters)
         return OK, rows, lines, rows + rejected
 
+    records.__name__ = records.__qualname__ = name
+    records.startup_library = False  # pycc's LLVM aborts on it ("Do not know how to split the result...")
     return records
 
 
 #: :func:`fused_parse` where nothing is bounded, callable from other kernels (the device app).
-parse_every_record = _record_loop(False)
-_BOUNDED_RECORDS = _record_loop(True)
+parse_every_record = _record_loop(False, "parse_every_record")
+_BOUNDED_RECORDS = _record_loop(True, "_BOUNDED_RECORDS")
 
 
 @njit(nogil=True, cache=True)

@@ -86,15 +86,30 @@ def test_a_numba_cfunc_compiled_first_types_kernels_and_their_intrinsics(tmp_pat
     assert done.stdout.split() == ["90"]
 
 
+def _kernel_made_inside(factor):
+    @njit(nogil=True)
+    def scaled(x):
+        return factor * x
+
+    return scaled
+
+
 def test_a_kernel_made_inside_a_function_pickles_by_value():
     import cloudpickle
 
-    from arrow_bridge.kernels.fused import parse_every_record
+    made = _kernel_made_inside(3)
+    assert "<locals>" in made.__qualname__
+    copy = cloudpickle.loads(cloudpickle.dumps(made))
+    assert isinstance(copy, Kernel) and copy.options == made.options
+    assert copy.py_func.__code__.co_code == made.py_func.__code__.co_code and copy(7) == 21
 
-    assert "<locals>" in parse_every_record.__qualname__
-    copy = cloudpickle.loads(cloudpickle.dumps(parse_every_record))
-    assert isinstance(copy, Kernel) and copy.options == parse_every_record.options
-    assert copy.py_func.__code__.co_code == parse_every_record.py_func.__code__.co_code
+
+def test_a_kernel_named_by_its_module_pickles_by_name():
+    """The fused loop is made inside a function, twice, and named by the module for each."""
+    from arrow_bridge.kernels.fused import _BOUNDED_RECORDS, parse_every_record
+
+    for kernel in (parse_every_record, _BOUNDED_RECORDS):
+        assert pickle.loads(pickle.dumps(kernel)) is kernel
 
 
 def test_numba_cache_saves_take_a_lock_once_a_kernel_loads_numba():
