@@ -482,6 +482,10 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     peers = list(args.compare) + (["pyarrow"] if args.compare_pyarrow and "pyarrow" not in args.compare else [])
     repeat = args.repeat if args.repeat is not None else (3 if peers else None)
+    if repeat is not None:  # the best of N is a warm process's: Numba's kernels, not the startup library's
+        from arrow_bridge import startup
+
+        startup.retire()
     options = reader_options(args)
     if args.threads is not None and peers:
         import pyarrow as pa

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, U
 
 import pyarrow as pa
 
+from arrow_bridge import startup
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
 from arrow_bridge.errors import CsvParseError, MemoryLimitError
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
@@ -192,6 +193,7 @@ class CsvReader:
     def _started(self) -> Iterator[Preamble]:
         """Reads the preamble, plans the read (``self.plan``, ``self.types``,
         ``self.errors``) and starts every executor; closes them on the way out."""
+        startup.read_starts(self.source.size)
         pre = read_preamble(self.source, self.opts)
         if not pre.names:
             raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,

@@ -1,10 +1,11 @@
-"""The startup library: the kernels a small read calls, compiled ahead of time.
+"""The startup library: the kernels a first read calls, compiled ahead of time.
 
 A fresh process that reads a small file would spend most of its time
 importing Numba and loading cached kernels (about 0.6 s against pyarrow's
 whole read of 0.1 s). The warm-up (``python -m arrow_bridge.warmup``, run by
 ``make install``; :func:`arrow_bridge.warmup.build_startup_library`) reads a
-few small samples with Numba, records which kernels the reader called from
+few small samples with Numba (one of them in several spans, as a larger file
+is read), records which kernels the reader called from
 Python and at which argument types, and compiles exactly those with
 ``numba.pycc`` into one extension module in ``_startup_kernels/`` beside
 this file, with a manifest. That module needs NumPy only.
@@ -16,11 +17,13 @@ compiler's versions), and the library has the call's exact argument types;
 otherwise ``None``, and Numba runs the kernel. ``ARROW_BRIDGE_STARTUP_LIBRARY=0``
 turns the library off, as do Numba's debug settings (``NUMBA_DISABLE_JIT``...).
 
-Its functions hold the GIL (pycc has no ``nogil``), which is why the first
-kernel that needs Numba retires the library for the rest of the process:
-reads big enough to run spans in parallel use Numba's functions. A process
-that only reads small files retires it too, after :data:`RETIRE_AFTER_CALLS`
-calls, when its per-call overhead has cost as much as loading Numba.
+Its functions hold the GIL (pycc has no ``nogil``) and the fused loop is not
+among them (pycc cannot compile it), so they parse far slower than Numba's:
+the first kernel that needs Numba retires the library for the rest of the
+process, and so do :data:`LIBRARY_BYTES` of text parsed through it (a read
+known to be larger goes to Numba from its start, :func:`read_starts`) or
+:data:`RETIRE_AFTER_CALLS` calls: by then the library has cost as much as
+loading Numba.
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ _state: dict[str, Any] = {
     or any(os.environ.get(name) for name in _NUMBA_DEBUG_SETTINGS),
     "table": None,
     "calls": 0,
+    "bytes": 0,  # text parsed through the library
 }
 #: Calls the library serves before Numba takes over anyway. A call costs ~10 us
 #: more here than through Numba's dispatcher (working out the argument types in
@@ -63,6 +67,12 @@ _state: dict[str, Any] = {
 #: reads) a process has paid for Numba in overhead, so it loads it (ski rental:
 #: never more than twice the better choice made in hindsight).
 RETIRE_AFTER_CALLS = 50_000
+#: Bytes of text the library parses before Numba takes over (ski rental again).
+#: On the 2-core machine its kernels (serial under the GIL, no fused loop) read
+#: lineitem at about 90 MB/s, Numba's at 860 MB/s, and loading Numba costs about
+#: 0.35 s: past about 32 MB the library has cost as much. A 6 MB file's first read
+#: took 0.08 s through it, 0.37-0.41 s loading Numba (README, "Start-up").
+LIBRARY_BYTES = 32 << 20
 _served: set = set()  # (kernel, argument types) the library ran: Numba loads them when it takes over
 
 
@@ -122,6 +132,27 @@ def function_for(kernel, args: tuple) -> Callable | None:
         if _state["calls"] > RETIRE_AFTER_CALLS:  # Numba takes over: the caller makes its dispatcher
             return None
     return compiled
+
+
+def read_starts(size: int | None) -> None:
+    """A read of ``size`` bytes of text (None: not known) begins: one that
+    would take the library past :data:`LIBRARY_BYTES` runs in Numba from its start.
+
+    >>> read_starts(None)
+    """
+    if size is not None and not _state["retired"] and _state["bytes"] + size > LIBRARY_BYTES:
+        retire()
+
+
+def parsed(size: int) -> None:
+    """The library parsed ``size`` more bytes of text: past :data:`LIBRARY_BYTES` in all, Numba takes over."""
+    with _lock:
+        if _state["retired"]:
+            return
+        _state["bytes"] += size
+        over = _state["bytes"] > LIBRARY_BYTES
+    if over:
+        retire()
 
 
 def retire() -> None:

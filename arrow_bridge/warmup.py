@@ -4,8 +4,8 @@
 kernels (inference, every explicit type, the transcoder, record boundaries,
 the writer, the aggregate stage), so that a host read never waits for the JIT; later processes
 load the cached machine code in a fraction of a second. It also builds the
-startup library (:mod:`arrow_bridge.startup`): the kernels a small read
-calls, compiled ahead of time, so that a fresh process reads a small file
+startup library (:mod:`arrow_bridge.startup`): the kernels a first read
+calls, compiled ahead of time, so that a fresh process reads its first files
 without importing Numba. The device-side
 StorageApps are about half the compile time and only ``device=`` reads use
 them: they compile on the first such read (and are cached then), or here
@@ -168,14 +168,19 @@ def _warm_ranges() -> None:
             record_ranges(path, 4, os.path.getsize(path), blocksize=blocksize, page_size=1)
 
 
-#: What a first small read parses: every inferred type, nulls, quotes, CRLF.
+#: What a first small read parses: every inferred type, nulls, quotes, CRLF;
+#: the last, read in spans of :data:`STARTUP_SPAN` bytes, stands for a file of
+#: several spans (cut at line breaks, parsed on the read's threads).
 STARTUP_SAMPLES = (
     b"a,b,c\n1,2.5,x\n3,4.5,y\n",
     b"i,f,b,d,ts,s,n\n1,1.5,true,2020-01-01,2020-01-01 00:00:00,\"a\"\"b\",\n"
     b"-2,1e300,false,1969-12-31,2020-01-01T12:00:00,x,NA\n",
     b"x,y\r\n1,\r\n,2\r\n",
     b"only\n7\n",
+    b"i,f,b,d,s,n\n" + b"".join(b'%d,%d.25,%s,2020-01-%02d,"s%d",%s\n' % (
+        k, -k, b"true" if k % 3 else b"false", 1 + k % 28, k % 7, b"" if k % 5 else b"NA") for k in range(600)),
 )
+STARTUP_SPAN = 4096
 
 
 def record_calls(samples=STARTUP_SAMPLES) -> dict[str, dict[str, Any]]:
@@ -212,6 +217,8 @@ def record_calls(samples=STARTUP_SAMPLES) -> dict[str, dict[str, Any]]:
                 path.write_bytes(sample)
                 read_csv(path)  # as a script would: a path, the default threads
                 read_csv(io.BytesIO(sample), n_threads=1)
+                if len(sample) > STARTUP_SPAN:
+                    read_csv(path, block_size=STARTUP_SPAN)
     finally:
         Kernel.__call__ = plain_call
     return calls

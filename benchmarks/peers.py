@@ -57,6 +57,8 @@ CHILD_TIMEOUT_S = 900
 #: Rows of the file each child reads before its timed reads: past ndp's small first span
 #: (16 KiB, the general path) so that the fused path is loaded too, as in a process that read before.
 WARMUP_ROWS = 2000
+#: Rows of the start-up row's second file: a few MB (lineitem: about 8 MB).
+STARTUP_MID_ROWS = 60_000
 
 
 # --- running children --------------------------------------------------------------------------
@@ -422,6 +424,9 @@ def main(argv: list[str] | None = None) -> int:
         if "startup" not in args.skip or args.startup_only:
             small = write_head(paths[args.datasets[0]], scratch / "small.csv", rows=100)
             result = bench_startup(readers, small)
+            # a first read of a few MB: within the startup library's bytes (arrow_bridge.startup)
+            mid = write_head(paths[args.datasets[0]], scratch / "mid.csv", rows=STARTUP_MID_ROWS)
+            result["mid"] = bench_startup(readers, mid)
             print(f"-> {write_result(f'peers-startup-{suffix}.json', common | result)}")
         if "inmem" not in args.skip and "edges" in paths and not args.startup_only:
             result = bench_inmem_ints(readers, paths["edges"], int(args.inmem_mb * MB), args.repeat, scratch)

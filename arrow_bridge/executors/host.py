@@ -19,6 +19,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from arrow_bridge import startup
 from arrow_bridge.converters import TokenizedSpan
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.fast_path import row_capacity_hint
@@ -52,11 +53,16 @@ class HostExecutor:
         span.read()  # before the clock starts: reading is not parsing (calibration fits parse time)
         started = time.perf_counter()
         result = SpanResult(span)
-        if not (plan.fast is not None and self.parse_fast(span, plan, result)):
+        # The fused loop is not in the startup library (pycc cannot compile it): while the library
+        # serves the process's first reads, spans take the general path rather than load Numba for it.
+        first_reads = startup.in_use()
+        if not (plan.fast is not None and not first_reads and self.parse_fast(span, plan, result)):
             # After a tokenizer error too: a value before the failing record
             # that does not convert is the span's first problem.
             self.convert_columns(self.tokenize(span.buf, span.at_eof, result), result, plan.rungs)
         result.seconds = time.perf_counter() - started
+        if first_reads:
+            startup.parsed(len(span.buf))
         return result
 
     def finish(self, results: Sequence[SpanResult], plan: SpanPlan) -> None:

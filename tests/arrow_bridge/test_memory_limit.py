@@ -148,6 +148,9 @@ def status(field):
         return next(int(line.split()[1]) * 1024 for line in lines if line.startswith(field + ":"))
 
 
+from arrow_bridge import startup
+
+startup.retire()  # Numba's kernels, as a read of this size runs: loading them is not the read's
 arrow_bridge.read_csv(small, **keywords)  # kernels loaded and workspaces made: not the read's to count
 # The peak from here: resource.getrusage's ru_maxrss would not do, as it survives fork and exec (a
 # child of the test runner starts with the runner's RSS); the kernel's VmHWM resets on request.

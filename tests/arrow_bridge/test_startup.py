@@ -85,17 +85,56 @@ def test_a_fresh_process_reads_small_files_without_numba_and_as_numba_does(tmp_p
         assert got.equals(expected), path.read_text()
 
 
-def test_the_first_kernel_numba_must_run_retires_the_library_and_loads_what_it_ran(tmp_path):
+def test_a_file_of_several_spans_is_read_without_numba_too(tmp_path):
+    """A first read of a few MB (spans on the read's threads, the general path) stays in the library."""
+    rng = random.Random(3)
+    path = tmp_path / "mid.csv"
+    path.write_text("i,f,s,d,b\n" + "".join(
+        f"{rng.randint(-10**12, 10**12)},{rng.random() * 1e6:.6f},{'' if k % 11 == 0 else 'w' + str(k % 97)},"
+        f"2021-{1 + k % 12:02d}-{1 + k % 28:02d},{'true' if k % 3 else 'false'}\n" for k in range(120_000)))
+    assert path.stat().st_size > 2 * arrow_bridge.options.DEFAULT_BLOCK_SIZE
+    seen = _read_in_fresh_process([path], tmp_path)
+    assert seen == {"numba": False, "library": True}
+    startup.retire()
+    assert pa.ipc.open_file(str(tmp_path / "0.arrow")).read_all().equals(arrow_bridge.read_csv(path))
+
+
+def test_a_read_past_the_librarys_bytes_retires_it_and_numba_loads_what_it_ran(tmp_path):
     small, big = tmp_path / "small.csv", tmp_path / "big.csv"
     small.write_text("a,b\n1,x\n")
     big.write_text("a,b\n" + "".join(f"{i},{i * 0.5}\n" for i in range(200_000)))
     printed = _printed_by_child(
         "from arrow_bridge.kernels.tokenizer import split_record, tokenize\n"
+        "startup.LIBRARY_BYTES = 1 << 20  # the big file is 2.6 MB\n"
         f"arrow_bridge.read_csv({str(small)!r}); print('numba' in sys.modules, startup.in_use())\n"
         f"t = arrow_bridge.read_csv({str(big)!r}); print('numba' in sys.modules, startup.in_use(), t.num_rows)\n"
         "print(len(split_record.signatures), len(tokenize.signatures))\n")
     # and Numba loaded what the library had run: the next read finds the process warm
     assert printed == ["False", "True", "True", "False", "200000", "1", "1"]
+
+
+def test_a_stream_moves_to_numba_once_the_library_parsed_its_bytes(tmp_path):
+    """A source of unknown size: the spans the library parsed are counted, and past the budget the
+    rest of the read (and the process) runs in Numba, with the same answer."""
+    big = tmp_path / "big.csv"
+    big.write_text("a,b\n" + "".join(f"{i},{i * 0.5}\n" for i in range(200_000)))
+    printed = _printed_by_child(
+        "import io\n"
+        "startup.LIBRARY_BYTES = 1 << 20\n"
+        f"data = open({str(big)!r}, 'rb').read()\n"
+        "t = arrow_bridge.read_csv(io.BytesIO(data)); print('numba' in sys.modules, startup.in_use())\n"
+        f"print(t.equals(arrow_bridge.read_csv({str(big)!r})))\n")
+    assert printed == ["True", "False", "True"]
+
+
+def test_the_first_kernel_numba_must_run_retires_the_library(tmp_path):
+    path = tmp_path / "small.csv"
+    path.write_text("a,b\n1,x\n")
+    printed = _printed_by_child(
+        f"arrow_bridge.read_csv({str(path)!r}); print('numba' in sys.modules, startup.in_use())\n"
+        f"t = arrow_bridge.read_csv({str(path)!r}, comment='#')  # the line filter's kernel is Numba's\n"
+        "print('numba' in sys.modules, startup.in_use(), t.num_rows)\n")
+    assert printed[:2] == ["False", "True"] and printed[2:] == ["True", "False", "1"]
 
 
 def test_a_library_built_from_other_sources_is_not_used(monkeypatch):
