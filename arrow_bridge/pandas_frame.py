@@ -51,6 +51,7 @@ class FrameSteps:
     skipfooter: int = 0  # only where the text cannot be filtered (sep=None...): rows dropped after the read
     thousands: Optional[str] = None
     categories: Union[bool, Sequence[str]] = ()  # True: every column
+    category_words: "CategoryWords" = None  # how pandas reads their categories (set with them)
     numbers: Optional["Thousands"] = None  # how ``thousands`` reads the text columns
     header_rows: Optional[LineRules] = None  # header=[...]: the rules that capture the rows
     # dtype entries naming pandas dtypes (extension dtypes, object) the frame takes as given; key None: every column
@@ -81,6 +82,8 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     elif isinstance(dtype, Mapping):
         steps.categories = tuple(name for name, kind in dtype.items() if isinstance(kind, str) and kind == "category")
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
+    if steps.categories:
+        steps.category_words = CategoryWords.of(options)
     dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else ()
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
     if text and not isinstance(options.get("dtype"), str):  # one dtype for every column wins
@@ -294,7 +297,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame[name] = pd.Series([convert(value) for value in frame[name]], index=frame.index, name=name)
     categorical = list(frame.columns) if steps.categories is True else list(steps.categories)
     for name in categorical:
-        frame[name] = frame[name].astype("category")
+        frame[name] = steps.category_words.categorical(frame[name])
     dates = steps.parse_dates
     if dates and dates is not True:
         for key in dates:  # from the text (read as such), as pandas parses it
@@ -308,6 +311,45 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
+
+
+@dataclass(frozen=True)
+class CategoryWords:
+    """How pandas' ``read_csv`` makes a ``"category"`` column of text: its
+    distinct values sorted, as numbers or booleans where every one reads as
+    such (pandas >= 3.1, ``Categorical._maybe_convert_categories``; numbers
+    only without ``thousands`` and with ``decimal="."``), else as text."""
+
+    true_values: tuple[str, ...] = ()
+    false_values: tuple[str, ...] = ()
+    numbers: bool = True
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> "CategoryWords":
+        return cls(tuple(options.get("true_values") or ()), tuple(options.get("false_values") or ()),
+                   options.get("thousands") is None and options.get("decimal", ".") == ".")
+
+    def categorical(self, column: "pd.Series") -> "pd.Series":
+        """``column`` (text, missing values as such) as pandas' categorical.
+
+        >>> import pandas as pd
+        >>> CategoryWords().categorical(pd.Series(["2", "10", None, "2"])).cat.categories.tolist()
+        [2, 10]
+        """
+        import numpy as np
+        import pandas as pd
+
+        values = column.to_numpy(dtype=object, na_value=np.nan)
+        categories = pd.Index(values).unique().dropna()
+        codes = categories.get_indexer(values)
+        convert = getattr(pd.Categorical, "_maybe_convert_categories", None)
+        if convert is None:  # pandas before 3.1 keeps text categories
+            return pd.Series(pd.Categorical(values), index=column.index, name=column.name)
+        converted = convert(categories, true_values=list(self.true_values) or None,
+                            false_values=list(self.false_values) or None, convert_numeric=self.numbers,
+                            convert_bool=True, bool_case_insensitive=True)  # as its C parser reads
+        made = pd.Categorical._from_converted_categories(categories if converted is None else converted, codes)
+        return pd.Series(made, index=column.index, name=column.name)
 
 
 def _pandas_dtypes(dtype: Any) -> dict[Union[int, str, None], Any]:

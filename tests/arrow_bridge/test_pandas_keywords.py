@@ -54,11 +54,34 @@ def test_frame_keywords_give_pandas_frame(data, case):
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
-def test_dtype_category_for_every_column():
-    got = arrow_bridge.read_pandas(io.BytesIO(CLEAN), dtype="category")
-    expected = pd.read_csv(io.BytesIO(CLEAN), dtype="category")
+@pytest.mark.parametrize("dtype_backend", ["numpy", "numpy_nullable", "pyarrow"])
+def test_dtype_category_for_every_column(dtype_backend):
+    got = arrow_bridge.read_pandas(io.BytesIO(CLEAN), dtype="category", dtype_backend=dtype_backend)
+    expected = pd.read_csv(io.BytesIO(CLEAN), dtype="category",
+                           **({} if dtype_backend == "numpy" else {"dtype_backend": dtype_backend}))
     assert (got.dtypes == "category").all()
-    assert [list(got[c].astype(str)) for c in got] == [list(expected[c].astype(str)) for c in expected]
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+CATEGORY_FILES = {  # pandas reads the categories as numbers or booleans where every one reads as such
+    "ints, floats, booleans": (b"a,b,c,d\nx,1,1.5,True\ny,2,2,false\nx,,1.50,TRUE\n", {}),
+    "other spellings": (b"a,b\ntRuE,yes\nFALSE,no\n", dict(true_values=["yes"], false_values=["no"])),
+    "text after all": (b"a,b\n1,2020-01-01\nx,2021-01-01\n", {}),
+    "decimal comma": (b"a;b\n1,5;x\n2;y\n", dict(sep=";", decimal=",")),
+    "thousands": (b'a\n"1,000"\n2\n', dict(thousands=",")),
+    "past int64": (b"a\n%d\n2\n1e400\n" % 2**70, {}),
+    "only missing": (b"a,b\nNA,1\n,2\n", {}),
+}
+
+
+@pytest.mark.skipif(not hasattr(pd.Categorical, "_maybe_convert_categories"),
+                    reason="pandas before 3.1 keeps text categories, as read_pandas then does")
+@pytest.mark.parametrize("case", list(CATEGORY_FILES))
+def test_category_columns_get_the_categories_pandas_infers(case):
+    data, keywords = CATEGORY_FILES[case]
+    for dtype in ("category", {"a": "category"}):
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype=dtype, dtype_backend="numpy", **keywords)
+        pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), dtype=dtype, **keywords), check_exact=True)
 
 
 @pytest.mark.parametrize("keyword, value", [("engine", "c"), ("low_memory", False), ("memory_map", True),
