@@ -52,6 +52,8 @@ class FrameSteps:
     thousands: Optional[str] = None
     categories: Union[bool, Sequence[str]] = ()  # True: every column
     category_words: "CategoryWords" = None  # how pandas reads their categories (set with them)
+    # their dtypes as given: "category" or a pandas CategoricalDtype (key None: every column)
+    category_dtypes: Mapping[Union[str, None], Any] = field(default_factory=dict)
     numbers: Optional["Thousands"] = None  # how ``thousands`` reads the text columns
     header_rows: Optional[LineRules] = None  # header=[...]: the rules that capture the rows
     # dtype entries naming pandas dtypes (extension dtypes, object) the frame takes as given; key None: every column
@@ -77,10 +79,11 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
-    if isinstance(dtype, str) and dtype == "category":
-        steps.categories, options["dtype"] = True, "string"
+    if _is_category(dtype):
+        steps.categories, steps.category_dtypes, options["dtype"] = True, {None: dtype}, "string"
     elif isinstance(dtype, Mapping):
-        steps.categories = tuple(name for name, kind in dtype.items() if isinstance(kind, str) and kind == "category")
+        steps.category_dtypes = {name: kind for name, kind in dtype.items() if _is_category(kind)}
+        steps.categories = tuple(steps.category_dtypes)
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
     if steps.categories:
         steps.category_words = CategoryWords.of(options)
@@ -297,7 +300,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame[name] = pd.Series([convert(value) for value in frame[name]], index=frame.index, name=name)
     categorical = list(frame.columns) if steps.categories is True else list(steps.categories)
     for name in categorical:
-        frame[name] = steps.category_words.categorical(frame[name])
+        dtype = steps.category_dtypes.get(name, steps.category_dtypes.get(None, "category"))
+        frame[name] = steps.category_words.categorical(frame[name], dtype)
     dates = steps.parse_dates
     if dates and dates is not True:
         for key in dates:  # from the text (read as such), as pandas parses it
@@ -329,12 +333,16 @@ class CategoryWords:
         return cls(tuple(options.get("true_values") or ()), tuple(options.get("false_values") or ()),
                    options.get("thousands") is None and options.get("decimal", ".") == ".")
 
-    def categorical(self, column: "pd.Series") -> "pd.Series":
-        """``column`` (text, missing values as such) as pandas' categorical.
+    def categorical(self, column: "pd.Series", dtype: Any = "category") -> "pd.Series":
+        """``column`` (text, missing values as such) as pandas' categorical of
+        ``dtype``: ``"category"`` or a ``pd.CategoricalDtype`` (its categories,
+        if it has them, converted to their type as pandas converts them).
 
         >>> import pandas as pd
         >>> CategoryWords().categorical(pd.Series(["2", "10", None, "2"])).cat.categories.tolist()
         [2, 10]
+        >>> CategoryWords().categorical(pd.Series(["2", "1"]), pd.CategoricalDtype([2, 1])).cat.codes.tolist()
+        [0, 1]
         """
         import numpy as np
         import pandas as pd
@@ -342,14 +350,27 @@ class CategoryWords:
         values = column.to_numpy(dtype=object, na_value=np.nan)
         categories = pd.Index(values).unique().dropna()
         codes = categories.get_indexer(values)
+        if isinstance(dtype, pd.CategoricalDtype) and dtype.categories is not None:
+            made = pd.Categorical._from_inferred_categories(categories, codes, dtype,
+                                                            true_values=list(self.true_values) or None)
+            return pd.Series(made, index=column.index, name=column.name)
+        ordered = bool(getattr(dtype, "ordered", False))
         convert = getattr(pd.Categorical, "_maybe_convert_categories", None)
         if convert is None:  # pandas before 3.1 keeps text categories
-            return pd.Series(pd.Categorical(values), index=column.index, name=column.name)
+            return pd.Series(pd.Categorical(values, ordered=ordered), index=column.index, name=column.name)
         converted = convert(categories, true_values=list(self.true_values) or None,
                             false_values=list(self.false_values) or None, convert_numeric=self.numbers,
                             convert_bool=True, bool_case_insensitive=True)  # as its C parser reads
-        made = pd.Categorical._from_converted_categories(categories if converted is None else converted, codes)
+        made = pd.Categorical._from_converted_categories(categories if converted is None else converted, codes,
+                                                         ordered=ordered)
         return pd.Series(made, index=column.index, name=column.name)
+
+
+def _is_category(kind: Any) -> bool:
+    """``"category"`` or a pandas ``CategoricalDtype``."""
+    from pandas.api.types import CategoricalDtype
+
+    return isinstance(kind, CategoricalDtype) or isinstance(kind, str) and kind == "category"
 
 
 def _pandas_dtypes(dtype: Any) -> dict[Union[int, str, None], Any]:

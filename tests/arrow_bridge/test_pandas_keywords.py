@@ -74,6 +74,23 @@ CATEGORY_FILES = {  # pandas reads the categories as numbers or booleans where e
 }
 
 
+@pytest.mark.parametrize("dtype", [{"b": pd.CategoricalDtype([1, 2])}, {"a": pd.CategoricalDtype(["x", "z"], ordered=True)},
+                                   pd.CategoricalDtype(["x", "y"]), pd.CategoricalDtype(ordered=True),
+                                   {"b": pd.CategoricalDtype([True, False])}],
+                         ids=["int categories", "ordered", "for every column", "ordered, no categories", "booleans"])
+def test_a_categorical_dtype_reads_as_pandas_reads_it(dtype):
+    """Given categories are converted to their type; a value not among them is missing (pandas warns)."""
+    data = b"a,b\nx,1\ny,2\nx,3\n"
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        expected = pd.read_csv(io.BytesIO(data), dtype=dtype)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype=dtype, dtype_backend="numpy")
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs]
+
+
 @pytest.mark.skipif(not hasattr(pd.Categorical, "_maybe_convert_categories"),
                     reason="pandas before 3.1 keeps text categories, as read_pandas then does")
 @pytest.mark.parametrize("case", list(CATEGORY_FILES))
