@@ -446,8 +446,8 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     ``"numpy_nullable"``). pandas' frame keywords work as in
     ``pandas.read_csv`` (:mod:`arrow_bridge.pandas_frame`): ``index_col``,
     ``parse_dates`` with ``date_format`` and ``dayfirst``, ``converters``
-    (applied to each value's text in Python: a slow path; a missing value
-    reaches them as missing, where pandas hands its text), ``skipfooter``
+    (applied to each value's text in Python, as pandas hands it, NA
+    spellings and empty text too: a slow path), ``skipfooter``
     (the footer's lines dropped before the parse, so types are the rest's),
     ``dtype="category"`` (or per column), pandas and NumPy dtypes in
     ``dtype`` (the column gets that dtype whatever ``dtype_backend``),

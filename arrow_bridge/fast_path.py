@@ -78,7 +78,8 @@ class FastPlan:
     """The fused kernel's arguments for one assignment of types to columns."""
 
     def __init__(self, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
-                 dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({})):
+                 dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({}),
+                 raw_text: frozenset[int] = frozenset()):
         self.ncols = ncols
         self.rules = rules
         self.dialect = dialect
@@ -97,8 +98,8 @@ class FastPlan:
             self.counts[storage] += 1
             self.columns.append(column)
             self.kinds[index], self.slots[index] = column.kind, column.slot
-            self.params[index] = ((int(spec.check_utf8), int(rules.strings_can_be_null), 0)
-                                  if spec.kind == STRINGS else spec.params)
+            nulls = rules.strings_can_be_null and index not in raw_text
+            self.params[index] = (int(spec.check_utf8), int(nulls), 0) if spec.kind == STRINGS else spec.params
 
     @property
     def column_words(self) -> list[int]:
@@ -110,10 +111,12 @@ class FastPlan:
 
     @classmethod
     def build(cls, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
-              dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({})
-              ) -> Optional["FastPlan"]:
+              dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({}),
+              raw_text: frozenset[int] = frozenset()) -> Optional["FastPlan"]:
         """The plan, or None where the fused kernel cannot answer exactly
         (an escape character, a type it does not produce, a column selected twice).
+        ``raw_text``: file columns whose text no null spelling makes null
+        (:attr:`arrow_bridge.read_plan.ColumnPlan.raw_text`).
         ``bounds``: ``{file column: (low, high)}``, rows to keep
         (:meth:`arrow_bridge.filters.RowFilter.bounds`).
 
@@ -129,7 +132,7 @@ class FastPlan:
             return None
         if not all(_fusable(conversion_spec(t, rules), t) for _, t in columns):
             return None
-        return cls(ncols, columns, rules, dialect, bounds)
+        return cls(ncols, columns, rules, dialect, bounds, raw_text)
 
     def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
               ) -> Optional[tuple[int, int, dict[int, pa.Array], int]]:
@@ -239,8 +242,9 @@ class FastPlanCache:
                 read = self.read
                 typed = [(c.index, c.type if c.type is not None else INFERENCE_LADDER[rungs[j]])
                          for j, c in enumerate(read.columns) if c.index >= 0]
+                raw_text = frozenset(c.index for c in read.columns if c.raw_text)
                 self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect,
-                                                    self._bounds(typed))
+                                                    self._bounds(typed), raw_text)
             return self._plans[rungs]
 
     def _bounds(self, typed: Sequence[tuple[int, pa.DataType]]) -> dict[int, tuple[Any, Any]]:

@@ -49,7 +49,7 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
         finish=c.finish.for_stream() if c.finish is not None else None)  # its type, too, from the first block
         for j, c in enumerate(read.columns)]
     return dataclasses.replace(read, columns=columns,
-                               converters=[converter_for(c.type, read.rules) for c in columns])
+                               converters=[converter_for(c.type, c.kernel_rules(read.rules)) for c in columns])
 
 
 class FixedTypeErrors(SpanErrors):

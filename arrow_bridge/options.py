@@ -218,7 +218,7 @@ _PANDAS_KEYWORDS = {
     "sep", "delimiter", "header", "names", "usecols", "dtype", "na_values", "keep_default_na",
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
-    "filters", "semantics", "na_filter", "skip_blank_lines",
+    "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns",
 }
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
@@ -327,7 +327,9 @@ def _header_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
 
 def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
     """pandas adds na/true/false spellings to the defaults (unless told not to);
-    ``na_filter=False`` makes no value missing, whatever ``na_values`` say."""
+    ``na_filter=False`` makes no value missing, whatever ``na_values`` say.
+    ``raw_text_columns`` (names or positions) get no null spelling at all:
+    their text as it is (``read_pandas``' converters take it so)."""
     changes: dict[str, Any] = {}
     if not kw.get("na_filter", True):
         kw = {key: value for key, value in kw.items() if key != "na_values"}
@@ -343,6 +345,9 @@ def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
         changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *_spellings(kw["na_values"])]))
     elif not kw.get("keep_default_na", True) or not kw.get("na_filter", True):
         changes["null_values"] = ()
+    if kw.get("raw_text_columns"):
+        raw = {_column_key(key): () for key in kw["raw_text_columns"]}
+        changes["column_null_values"] = {**changes.get("column_null_values", opts.column_null_values), **raw}
     for key, current in (("true_values", opts.true_values), ("false_values", opts.false_values)):
         if kw.get(key) is not None:
             changes[key] = tuple(dict.fromkeys([*current, *map(str, kw[key])]))

@@ -55,6 +55,8 @@ class FrameSteps:
     # their dtypes as given: "category" or a pandas CategoricalDtype (key None: every column)
     category_dtypes: Mapping[Union[str, None], Any] = field(default_factory=dict)
     numbers: Optional["Thousands"] = None  # how ``thousands`` reads the text columns
+    # per converter: the spellings pandas makes missing in what it returns (its column's na_values)
+    converter_nulls: Mapping[Union[int, str], frozenset[str]] = field(default_factory=dict)
     header_rows: Optional[LineRules] = None  # header=[...]: the rules that capture the rows
     # dtype entries naming pandas dtypes (extension dtypes, object) the frame takes as given; key None: every column
     pandas_dtypes: Mapping[Union[int, str, None], Any] = field(default_factory=dict)
@@ -89,6 +91,9 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         steps.category_words = CategoryWords.of(options)
     dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else ()
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
+    if steps.converters:  # they get each value's text, NA spellings and empty text too
+        steps.converter_nulls = _spellings_of(options, list(steps.converters))
+        options["raw_text_columns"] = list(steps.converters)
     if text and not isinstance(options.get("dtype"), str):  # one dtype for every column wins
         options["dtype"] = {**text, **(options.get("dtype") or {})}
     if steps.thousands is not None:
@@ -296,8 +301,10 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         table = table.slice(0, max(table.num_rows - steps.skipfooter, 0))
     frame = to_frame(table)
     for key, convert in steps.converters.items():  # pandas infers the dtype of what they return
-        name = _name(frame, key)
-        frame[name] = pd.Series([convert(value) for value in frame[name]], index=frame.index, name=name)
+        name, nulls = _name(frame, key), steps.converter_nulls.get(key, frozenset())
+        converted = (convert(value) for value in frame[name])
+        frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
+                                 for value in converted], index=frame.index, name=name)
     categorical = list(frame.columns) if steps.categories is True else list(steps.categories)
     for name in categorical:
         dtype = steps.category_dtypes.get(name, steps.category_dtypes.get(None, "category"))
@@ -371,6 +378,19 @@ def _is_category(kind: Any) -> bool:
     from pandas.api.types import CategoricalDtype
 
     return isinstance(kind, CategoricalDtype) or isinstance(kind, str) and kind == "category"
+
+
+def _spellings_of(options: Mapping[str, Any], keys: Sequence[Union[int, str]]
+                  ) -> dict[Union[int, str], frozenset[str]]:
+    """The null spellings of the columns ``keys`` under ``options`` (``na_values``,
+    ``keep_default_na``, ``na_filter``): pandas makes missing what a converter returns in them.
+
+    >>> _spellings_of({"semantics": "pandas", "na_values": {"a": ["-"]}, "keep_default_na": False}, ["a", "b"])
+    {'a': frozenset({'-'}), 'b': frozenset()}
+    """
+    keys_read = ("semantics", "na_values", "keep_default_na", "na_filter")
+    opts = resolve_options(**{key: options[key] for key in keys_read if key in options})
+    return {key: frozenset(opts.column_null_values.get(key, opts.null_values)) for key in keys}
 
 
 def _pandas_dtypes(dtype: Any) -> dict[Union[int, str, None], Any]:

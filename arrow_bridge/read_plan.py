@@ -12,12 +12,13 @@ and spellings.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import pyarrow as pa
 
-from arrow_bridge.column_finish import ColumnFinish, plan_column
+from arrow_bridge.column_finish import ColumnFinish, ColumnNulls, plan_column
 from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
@@ -40,6 +41,23 @@ class ColumnPlan:
     def inferred(self) -> bool:
         """Whether the column's type is inferred from the file (it is in the file, with no type given)."""
         return self.type is None and self.index >= 0
+
+    @property
+    def raw_text(self) -> bool:
+        """Whether the kernels hand over its text as it is, no value made null: a column with null
+        spellings of its own (pandas' ``na_values`` dict), which its finish applies."""
+        return isinstance(self.finish, ColumnNulls)
+
+    def kernel_rules(self, rules: ValueRules) -> ValueRules:
+        """The value rules the kernels convert this column with (the read's ``rules``, or those
+        of its raw text).
+
+        >>> from arrow_bridge.options import CsvOptions
+        >>> rules = ValueRules.from_options(CsvOptions(strings_can_be_null=True))
+        >>> ColumnPlan("a", 0, pa.binary()).kernel_rules(rules) is rules
+        True
+        """
+        return dataclasses.replace(rules, strings_can_be_null=False) if self.raw_text else rules
 
 
 def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRules] = None) -> list[ColumnPlan]:
@@ -122,7 +140,7 @@ class ReadPlan:
         columns = plan_columns(names, opts, rules)
         used = set(opts.row_filter.columns_of(names)) if opts.row_filter is not None else set()
         return cls(source, opts, list(names), columns, rules, Dialect.from_options(opts),
-                   [converter_for(c.type, rules) if c.type is not None and c.index >= 0 else None
+                   [converter_for(c.type, c.kernel_rules(rules)) if c.type is not None and c.index >= 0 else None
                     for c in columns],
                    InferringConverter(rules), tuple(j for j, c in enumerate(columns) if c.name in used))
 

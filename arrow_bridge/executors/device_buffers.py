@@ -7,7 +7,8 @@ the same ones the app reads inside the device; nothing is positional.
 >>> from arrow_bridge.converters import ValueRules, conversion_spec
 >>> from arrow_bridge.options import CsvOptions
 >>> import pyarrow as pa
->>> words = conversion_words(conversion_spec(pa.int32(), ValueRules.from_options(CsvOptions())))
+>>> rules = ValueRules.from_options(CsvOptions())
+>>> words = conversion_words(conversion_spec(pa.int32(), rules), rules)
 >>> int(words[CONVERSION.out_code]) == VALUE_TYPES.int32
 True
 """
@@ -20,7 +21,7 @@ from typing import Optional, Sequence
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.converters import STRINGS, ConversionSpec, conversion_spec, wrap_buffers
+from arrow_bridge.converters import STRINGS, ConversionSpec, ValueRules, conversion_spec, wrap_buffers
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.fast_path import FastPlan, FusedBuffers, data_stride, fused_capacity
 from arrow_bridge.inference import INFERENCE_LADDER, inference_ladder
@@ -48,10 +49,12 @@ from arrow_bridge.read_plan import ReadPlan
 from ndp_core.layout import align8, fields_of, word_list
 
 # ---- the plan (MINIT's instance state) ----------------------------------------------------------
-def conversion_words(spec: ConversionSpec) -> list[int]:
-    """One :data:`CONVERSION` row for ``spec``."""
+def conversion_words(spec: ConversionSpec, rules: ValueRules) -> list[int]:
+    """One :data:`CONVERSION` row for ``spec`` (a string's ``params[0]``: whether
+    ``rules`` let its values be null)."""
     if spec.kind == STRINGS:
         return word_list(CONVERSION, kind=STRING_KIND, large_offsets=int(spec.large),
+                         params=[int(rules.strings_can_be_null), 0, 0],
                          string_mode=CHECK_UTF8 if spec.check_utf8 else NO_UTF8_CHECK)
     return word_list(CONVERSION, kind=spec.kind, params=[int(p) for p in spec.params],
                      out_code=getattr(VALUE_TYPES, np.dtype(spec.dtype).name))
@@ -95,8 +98,9 @@ def pack_plan(read: ReadPlan) -> np.ndarray:
     writer = _PlanWriter()
     planned = [word for c in read.columns for word in word_list(
         PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
-        conversion=conversion_words(conversion_spec(c.type, rules)) if c.type is not None else [0] * CONVERSION.size)]
-    ladder = [word for t in inference_ladder(rules) for word in conversion_words(conversion_spec(t, rules))]
+        conversion=conversion_words(conversion_spec(c.type, rules), c.kernel_rules(rules)) if c.type is not None
+        else [0] * CONVERSION.size)]
+    ladder = [word for t in inference_ladder(rules) for word in conversion_words(conversion_spec(t, rules), rules)]
     header = word_list(
         PLAN, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
         delimiter=dialect.delimiter, quote=dialect.quote, escape=dialect.escape,

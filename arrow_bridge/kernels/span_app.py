@@ -105,7 +105,7 @@ def _convert(conv, span, col, plan, h, arena, regions, counters):
         data = arena[regions[TASK_COLUMN.data]: regions[TASK_COLUMN.data] + max(regions[TASK_COLUMN.data_capacity], 1)]
         region = arena[regions[TASK_COLUMN.values]: regions[TASK_COLUMN.values] + 8 * (nrows + 1)]
         check = conv[CONVERSION.string_mode] == CHECK_UTF8
-        use_nulls = h[PLAN.strings_can_be_null] != 0
+        use_nulls = conv[CONVERSION.params] != 0  # the read's strings_can_be_null, or a raw text column's no
         if conv[CONVERSION.large_offsets] != 0:
             offsets64 = region.view(np.int64)
             status, bad_row, null_count = columns.convert_strings(span, col, nulls, use_nulls, quoted_nulls, check,

@@ -54,6 +54,25 @@ def test_frame_keywords_give_pandas_frame(data, case):
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
+CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its NA spellings missing
+    "empty fields": (b"a,b\n1,\n,y\n", dict(converters={"a": repr, "b": repr})),
+    "NA spellings and an empty quoted field": (b'a,b\nNA,\nx,1\n"",2\n', dict(converters={"a": repr})),
+    "what it returns made missing": (b"a,b\nNA,\nx,1\n", dict(converters={"a": lambda s: s})),
+    "na_filter=False": (b"a,b\nNA,\nx,1\n", dict(converters={"a": lambda s: s}, na_filter=False)),
+    "keep_default_na=False": (b"a,b\nNA,\nx,1\n", dict(converters={"a": lambda s: s}, keep_default_na=False)),
+    "the column's own na_values": (b"a,b\nNA,\n-,1\n", dict(converters={"a": lambda s: s}, na_values={"a": ["-"]})),
+    "a number for the empty text": (b"a,b\n1,\n2,y\n,z\n", dict(converters={"a": lambda s: int(s) if s else -1})),
+    "by position": (b"a,b\n1,\n2,y\n,z\n", dict(converters={0: lambda s: s + "!"})),
+}
+
+
+@pytest.mark.parametrize("case", list(CONVERTER_CASES))
+def test_converters_get_the_text_as_pandas_hands_it(case):
+    data, keywords = CONVERTER_CASES[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 @pytest.mark.parametrize("dtype_backend", ["numpy", "numpy_nullable", "pyarrow"])
 def test_dtype_category_for_every_column(dtype_backend):
     got = arrow_bridge.read_pandas(io.BytesIO(CLEAN), dtype="category", dtype_backend=dtype_backend)

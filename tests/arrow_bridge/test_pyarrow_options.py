@@ -29,6 +29,7 @@ Documented divergences, each encoded in a test of its own (see docs/reader.md):
 """
 from __future__ import annotations
 
+import csv
 import io
 import itertools
 from typing import Any, Optional
@@ -574,3 +575,25 @@ def test_per_column_na_values_keep_the_other_columns_pyarrow_nulls():
     table = arrow_bridge.read_csv(io.BytesIO(_PANDAS_DATA), na_values={"a": ["-"]})
     assert table.column("a").to_pylist() == [1, 2, None, None]
     assert table.column("b").to_pylist() == ["-", "x", "-", "5"]
+
+
+@pytest.mark.parametrize("where", [
+    dict(), dict(block_size=2048), dict(block_size=2048, n_threads=1), dict(block_size=2048, escapechar="\\"),
+    dict(device="modern-gen4", split="dynamic", block_size=16384),
+    dict(device="modern-gen4", split="device", block_size=16384, escapechar="\\"),
+], ids=["host", "spans", "one thread", "general path", "device", "device general path"])
+def test_a_raw_text_column_keeps_every_spelling_on_every_path(where, tmp_path):
+    """A column with no null spelling of its own (fewer than the read's): the kernels hand its
+    text over as it is, fused or not, host or device, so its finish sees 'NA' and '' apart."""
+    words = ["NA", "", "null", "x", '"NA"', '""', "N/A", "y z", "NaN"]
+    data = ("a,n,b\n" + "".join(f"{words[i % 9]},{i},{words[(i * 5) % 9]}\n" for i in range(4000))).encode()
+    path = tmp_path / "raw.csv"
+    path.write_bytes(data)
+    table = arrow_bridge.read_csv(path, semantics="pandas", raw_text_columns=["a"],
+                                  dtype={"a": "string"}, **where)
+    expected = [row[0] for row in csv.reader(io.StringIO(data.decode()))][1:]
+    assert table.column("a").to_pylist() == expected
+    assert table.column("b").null_count == sum(words[(i * 5) % 9] not in ("x", "y z") for i in range(4000))
+    streamed = arrow_bridge.open_csv(io.BytesIO(data), semantics="pandas", raw_text_columns=["a"],
+                                     dtype={"a": "string"}, block_size=2048).read_all()
+    assert streamed.column("a").to_pylist() == expected
