@@ -56,8 +56,8 @@ def run_span_stages(result: SpanResult, plan: ReadPlan, *, types_final: bool = T
     the read stages it again at the settled types, raising then if those
     cannot take it either, as filtering the whole Table would."""
     if result.staged or not plan.stages_spans or result.status not in (OK, NEEDS_MORE) or \
-            result.bad_value is not None:
-        return
+            result.bad_value is not None or (result.stage_deferred and not types_final):
+        return  # (a deferred span's types have not changed since: no second try until they settle)
     as_parsed = result.columns, result.nrows, result.rows_read, result.object_bytes
     # rows_read: the rows the parse read (the fused kernel's bounds may have dropped some already)
     result.staged, result.rows_read = True, max(result.rows_read, result.nrows)
@@ -70,7 +70,7 @@ def run_span_stages(result: SpanResult, plan: ReadPlan, *, types_final: bool = T
         if types_final or _stage_types_given(plan):
             raise
         result.columns, result.nrows, result.rows_read, result.object_bytes = as_parsed
-        result.staged, result.partial = False, None
+        result.staged, result.partial, result.stage_deferred = False, None, True
 
 
 def _stage_types_given(read: ReadPlan) -> bool:

@@ -63,11 +63,12 @@ class SpanResult:
     staged: bool = False  # the read's span stages ran: rows filtered, or the rows replaced by a partial aggregate
     partial: Any = None  # the span's partial aggregate (arrow_bridge.aggregates), once staged
     rows_read: int = 0  # rows parsed before the filter's bounds or the span stages dropped any (0: unknown)
+    stage_deferred: bool = False  # a stage could not take its provisional types: staged once they settle
 
     def take(self, other: "SpanResult") -> None:
         """Becomes ``other``'s parse (same span; a re-parse elsewhere)."""
         for name in ("status", "parsed", "nrows", "line_breaks", "columns", "rungs", "bad_rows", "error_at",
-                     "bad_value", "counters", "staged", "partial", "rows_read"):
+                     "bad_value", "counters", "staged", "partial", "rows_read", "stage_deferred"):
             setattr(self, name, getattr(other, name))
 
 

@@ -98,6 +98,17 @@ def test_a_span_the_filter_cannot_take_waits_for_the_settled_types(tmp_path, dat
     assert got.equals(_expected(data, filters)) and got.num_rows == 1
 
 
+def test_a_span_that_waits_is_filtered_twice_at_most(monkeypatch):
+    """Once at its own types (on its worker) and once at the settled ones, not again in between."""
+    tries = []
+    selection = arrow_bridge.filters.RowFilter.selection
+    monkeypatch.setattr(arrow_bridge.filters.RowFilter, "selection",
+                        lambda self, used, nrows: tries.append(nrows) or selection(self, used, nrows))
+    data = b"c\n" + b"1\n" * 2000 + b"a\n"
+    assert arrow_bridge.read_csv(io.BytesIO(data), filters=[("c", "==", "a")], block_size=256).num_rows == 1
+    assert len(tries) <= 2 * (len(data) // 256 + 1)
+
+
 def test_a_filter_on_columns_of_given_types_fails_at_the_first_span():
     """No span of a column with its type given can widen: nothing is held back for the end."""
     data = b"a,b\n" + b"".join(b"%d,%d\n" % (i, i) for i in range(100_000))
