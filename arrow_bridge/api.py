@@ -200,7 +200,9 @@ def _opened(source: Source, opts: CsvOptions, byte_range: tuple[int, int] | None
     engine's threads stop)."""
     limit = parse_memory_limit(memory_limit)
     with open_text(source, storage_options, encoding=opts.encoding, encoding_errors=opts.encoding_errors,
-                   for_device=split != "host") as src:
+                   for_device=split != "host", reads_header=opts.header) as src:
+        if getattr(src, "drops_first_record", False):  # skipfooter took every line: the columns stay
+            opts = dataclasses.replace(opts, nrows=0)
         if byte_range is not None:
             src, opts = _range_of(src, opts, byte_range)
         own_device = _device(device)
@@ -495,8 +497,9 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
 
     if chunksize is not None or iterator:
         if dataclasses.replace(steps, pandas_dtypes={}) != FrameSteps():
-            raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)} and dtype='category' are not supported with "
-                                      "chunksize/iterator yet: apply them to each chunk")
+            raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)}, dtype='category' and skipfooter where the "
+                                      "text is read as it is (sep=None, byte_range, a device split) are not "
+                                      "supported with chunksize/iterator yet: apply them to each chunk")
         return DataFrameChunks(_stream(source, **options), chunksize, lambda table: labelled(to_frame(table)))
     table = read_csv(source, **options)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)

@@ -81,13 +81,12 @@ S_STATE, S_LINES, S_RECORDS, S_MODE, S_PREVIOUS = range(5)
 STATE_SLOTS = 5
 # Parameters (an int64 array); characters are -1 when unused.
 P_DELIMITER, P_QUOTE, P_ESCAPE, P_DOUBLE_QUOTE, P_COMMENT, P_SKIP_SPACE, P_TERMINATOR = range(7)
-P_DROP_RECORDS, P_DEFAULT_SKIP, P_CAN_PASS, P_PASS_RECORDS = range(7, 11)
-PARAM_SLOTS = 11
+P_DROP_RECORDS, P_DEFAULT_SKIP, P_CAN_PASS, P_PASS_RECORDS, P_STOP_LINE = range(7, 12)
+PARAM_SLOTS = 12
 # A record's mode: its text goes to the output, to the captured header rows, both or neither.
 KEEP, CAPTURE = 1, 2
 # What a call of :func:`_filter_text` ended with.
-DONE, NEED_DECISION, PASS_THROUGH, STRAY_LINE_BREAK = range(4)
-FOOTER = 4  # what :meth:`LineFilterSource._filter` ends with at the footer's first line
+DONE, NEED_DECISION, PASS_THROUGH, STRAY_LINE_BREAK, AT_STOP_LINE = range(5)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -182,7 +181,7 @@ def _filter_text(raw, pos, end, final, out, n_out, cap, n_cap, cap_ends, n_ends,
     term = params[P_TERMINATOR] if custom else LF
     carriage = -1 if custom else CR  # a custom terminator makes CR an ordinary character
     drop_records, default_skip = params[P_DROP_RECORDS], params[P_DEFAULT_SKIP]
-    can_pass, pass_records = params[P_CAN_PASS] != 0, params[P_PASS_RECORDS]
+    can_pass, pass_records, stop_line = params[P_CAN_PASS] != 0, params[P_PASS_RECORDS], params[P_STOP_LINE]
     at_start, in_field, in_quotes = stops[0], stops[1], stops[2]
     status = DONE
     line_start, prev_at_line_start = pos, prev
@@ -194,6 +193,9 @@ def _filter_text(raw, pos, end, final, out, n_out, cap, n_cap, cap_ends, n_ends,
         line_break = st >= START_FIELD_SKIP or st == EAT_LINE_COMMENT or st == EAT_CRNL_NOP or st == WHITESPACE_LINE
         if st == START_RECORD:
             line_start, prev_at_line_start = i, prev
+            if 0 <= stop_line <= lines:
+                status = AT_STOP_LINE
+                break
             if lines < len(decisions):
                 skip = decisions[lines] != 0
             elif default_skip < 0:
@@ -280,6 +282,9 @@ def _filter_text(raw, pos, end, final, out, n_out, cap, n_cap, cap_ends, n_ends,
                     st = START_RECORD
                     if mode & KEEP:
                         n_out, hit = _put(out, n_out, c, i, target, hit)
+                elif 0 <= stop_line <= lines:  # a line starting with the delimiter: stopped too
+                    status = AT_STOP_LINE
+                    break
                 elif c == delim:  # pandas: a record of its own, begun without a skip check
                     mode, record_out = _record_mode(records, drop_records, captures), n_out
                     st = START_FIELD
@@ -397,7 +402,6 @@ class LineRules:
     header_records: int = 0
     header_rows: tuple[int, ...] = ()
     skipfooter: int = 0
-    reads_header: bool = True  # the reader takes a header row (pandas' header is not None): no footer cuts it
     delimiter: str = ","
     quotechar: Optional[str] = '"'
     escapechar: Optional[str] = None
@@ -491,15 +495,11 @@ def _no_skip(skiprows: Skip) -> bool:
 
 class _Decisions:
     """Which lines ``skiprows`` skips, as a growing byte array (one byte a
-    line, up to the last line it can skip; a callable is asked line by line).
-    With a :attr:`stop` (``skipfooter``'s first line), up to that line: the
-    kernel asks about every line from there on."""
+    line, up to the last line it can skip; a callable is asked line by line)."""
 
     def __init__(self, skiprows: Skip):
         self.skip = skiprows
         self.values = np.zeros(0, dtype=np.uint8)
-        self.stop: Optional[int] = None
-        self._rows = np.zeros(0, dtype=np.int64)
         if skiprows is None or callable(skiprows):
             self.bound: Optional[int] = 0 if skiprows is None else None
         elif isinstance(skiprows, (int, np.integer)):
@@ -512,28 +512,19 @@ class _Decisions:
     @property
     def default(self) -> int:
         """The kernel's ``P_DEFAULT_SKIP``: 0 once every line that can be skipped is decided, else -1 (ask)."""
-        return 0 if self.stop is None and self.bound is not None and len(self.values) >= self.bound else -1
+        return 0 if self.bound is not None and len(self.values) >= self.bound else -1
 
     def grow(self, line: int, ahead: int) -> None:
         """Decides lines from ``line`` (the first undecided) on; a callable is
         asked about ``ahead`` of them, the line breaks left in the block, so
-        about lines that exist unless quoted line breaks make fewer lines.
-        Past :attr:`stop`, one line at a time."""
-        if self.stop is not None and line >= self.stop:
-            ahead = 1
-        elif self.stop is not None:
-            ahead = min(ahead, self.stop - line)
+        about lines that exist unless quoted line breaks make fewer lines."""
         if self.bound is None:
             self._ask(line, max(ahead, 1))
             return
-        end = max(2 * len(self.values), line + (1 << 16))
-        if self.stop is None:
-            end = min(end, self.bound)
-        else:
-            end = min(end, self.stop) if line < self.stop else line + 1
-        rows = np.arange(len(self.values), end, dtype=np.int64)
+        stop = min(self.bound, max(2 * len(self.values), line + (1 << 16)))
+        rows = np.arange(len(self.values), stop, dtype=np.int64)
         if isinstance(self.skip, (int, np.integer)):
-            more = (rows < self.bound).astype(np.uint8)
+            more = np.ones(len(rows), dtype=np.uint8)
         else:
             more = np.isin(rows, self._rows).astype(np.uint8)
         self.values = np.concatenate([self.values, more])
@@ -553,11 +544,14 @@ class _Decisions:
         self.values = np.concatenate([self.values, np.array(verdicts, dtype=np.uint8)])
 
 
-def open_text(source: Any, storage_options: Any = None, *, for_device: bool = False, **opening: Any) -> ByteSource:
+def open_text(source: Any, storage_options: Any = None, *, for_device: bool = False, reads_header: bool = True,
+              **opening: Any) -> ByteSource:
     """:func:`arrow_bridge.source.open_source`, then the line rules an
     :class:`arrow_bridge.source.OpeningOptions` carries (pandas' line
     keywords) applied to its text. Use it in a ``with``: on the way out a
     reader's error moves back to the file's lines and offsets.
+    ``reads_header``: whether the reader takes a header row (``skipfooter``
+    never cuts it).
 
     >>> from arrow_bridge.source import OpeningOptions
     >>> with open_text(b"a\\n#c\\n1\\n", OpeningOptions(line_rules=LineRules(comment="#"))) as src:
@@ -572,7 +566,11 @@ def open_text(source: Any, storage_options: Any = None, *, for_device: bool = Fa
         src.close()
         raise ValueError(f"{', '.join(rules.keywords)} with a device split: the device parses the file's "
                          "raw pages, which these keywords would rewrite; read it on the host (split='host')")
-    return LineFilterSource(src, rules)
+    try:
+        return LineFilterSource(src, rules, reads_header=reads_header)
+    except BaseException:  # skipfooter's count of the lines raised
+        src.close()
+        raise
 
 
 class LineFilterSource(ByteSource):
@@ -596,7 +594,8 @@ class LineFilterSource(ByteSource):
 
     path = None
 
-    def __init__(self, base: ByteSource, rules: LineRules, *, block_size: int = 1 << 20, keep: int = 64 << 20):
+    def __init__(self, base: ByteSource, rules: LineRules, *, block_size: int = 1 << 20, keep: int = 64 << 20,
+                 reads_header: bool = True):
         self._base, self.rules = base, rules
         self.name, self.random_access = base.name, base.random_access
         self.rewrites = f"pandas' {', '.join(rules.keywords)}"
@@ -620,6 +619,11 @@ class LineFilterSource(ByteSource):
         self._lock = threading.RLock()
         self._keep, self._kept, self._kept_bytes = keep, deque(), 0
         self._relocated: set[int] = set()
+        # the records the reader takes as its header (not the footer's to cut): pandas' header=None none
+        self._header_records = int(self._params[P_PASS_RECORDS]) if reads_header else 0
+        #: Whether the text keeps a first record the footer holds, for the reader to count the columns by and
+        #: read no row: a file without a header row, all of it footer (pandas: an empty frame of its columns).
+        self.drops_first_record = False
         if rules.skipfooter:
             self._cut_footer()
 
@@ -698,8 +702,8 @@ class LineFilterSource(ByteSource):
         if not self.random_access:
             self._keep_raw(self._raw_at, raw)
         self._raw_at += consumed
-        self._carry = raw[consumed:] if ending != FOOTER else raw[:0]
-        self._eof = final or ending == FOOTER
+        self._carry = raw[consumed:] if ending != AT_STOP_LINE else raw[:0]
+        self._eof = final or ending == AT_STOP_LINE
         if ending == PASS_THROUGH:
             self._passing = (self._produced, self._raw_at)
         return True
@@ -708,7 +712,7 @@ class LineFilterSource(ByteSource):
                 target: int = -1, params: Optional[np.ndarray] = None) -> tuple[np.ndarray, int, int]:
         """``raw`` (at ``raw_at`` in the base) filtered from ``state`` (updated):
         ``(text, raw bytes consumed, how it ended)``: ``DONE``, ``PASS_THROUGH``
-        (the rest passes through) or ``FOOTER`` (the text ends here);
+        (the rest passes through) or ``AT_STOP_LINE`` (the footer begins: the text ends here);
         ``target`` >= 0 instead returns the position in ``raw`` of that byte of
         the text as the second item. ``params``: the kernel's, if not the source's."""
         params = self._params if params is None else params
@@ -725,10 +729,13 @@ class LineFilterSource(ByteSource):
             status, pos, n_out, n_cap, n_ends, hit = _filter_text(
                 raw, pos, len(raw), final, out, n_out, cap, n_cap, cap_ends, n_ends, state, params,
                 self._decisions.values, self._skip_captures(capture), self._stops, target, hit)
-            if status == NEED_DECISION:
-                if self._at_footer(state):
-                    status = FOOTER
+            if status == AT_STOP_LINE:
+                if state[S_RECORDS] >= self._header_records:
                     break
+                with self._lock:  # the header row is not behind yet: the footer starts after it
+                    params[P_STOP_LINE] = self._params[P_STOP_LINE] = state[S_LINES] + 1
+                continue
+            if status == NEED_DECISION:
                 with self._lock:
                     if len(self._decisions.values) <= state[S_LINES]:
                         self._decisions.grow(int(state[S_LINES]), _line_breaks(raw[pos:]))
@@ -744,24 +751,30 @@ class LineFilterSource(ByteSource):
                 hit = pos + target - n_out
             out[n_out: n_out + len(raw) - pos] = raw[pos:]
             n_out, pos = n_out + len(raw) - pos, len(raw)
-        return out[:n_out], (hit if target >= 0 else pos), status if status in (PASS_THROUGH, FOOTER) else DONE
+        return out[:n_out], (hit if target >= 0 else pos), status if status in (PASS_THROUGH, AT_STOP_LINE) else DONE
 
     # ---- skipfooter ---------------------------------------------------------------------------------
     def _cut_footer(self) -> None:
         """Counts the text's lines (a first pass) and makes the text end at
-        the footer's first line: from there the kernel asks about each line
-        (:attr:`_Decisions.stop`) and :meth:`_at_footer` ends the text."""
+        the footer's first line (the kernel's ``P_STOP_LINE``), or past the
+        header row if that comes later."""
         if not self.random_access:
             raise NotImplementedError(f"{self.name}: skipfooter needs a source it can read twice (a path, bytes "
                                       "or a seekable file): the lines are counted first")
-        stop = max(self._count_lines() - self.rules.skipfooter, 0)
-        self._decisions.stop, self._decisions.values = stop, self._decisions.values[:stop]  # the count asked ahead
-        self._params[P_DEFAULT_SKIP] = self._decisions.default
+        state, last = self._scan(-1)
+        ends = (ord(self.rules.lineterminator),) if self.rules.lineterminator is not None else (LF, CR)
+        lines = int(state[S_LINES]) + (last >= 0 and last not in ends)  # a last line without a line end too
+        stop = max(lines - self.rules.skipfooter, 0)
+        if not self._header_records and not self._scan(stop, until_a_record=True)[0][S_RECORDS]:
+            self.drops_first_record, self._header_records = True, 1
+        self._params[P_STOP_LINE] = stop
 
-    def _count_lines(self) -> int:
-        """The text's lines as ``skiprows`` counts them, a last one without a line end included."""
+    def _scan(self, stop_line: int, until_a_record: bool = False) -> tuple[np.ndarray, int]:
+        """The filter's state after the text up to line ``stop_line`` (-1: all of
+        it; with ``until_a_record``, once a record is complete), and the last
+        byte read (-1: none)."""
         params = self._params.copy()
-        params[P_CAN_PASS] = 0
+        params[P_CAN_PASS], params[P_STOP_LINE] = 0, stop_line
         state = np.zeros(STATE_SLOTS, dtype=np.int64)
         raw_at, read_at, carry, last = 0, 0, np.empty(0, dtype=np.uint8), -1
         while True:
@@ -770,18 +783,10 @@ class LineFilterSource(ByteSource):
             final = len(block) < self._block_size
             last = int(block[-1]) if len(block) else last
             raw = np.concatenate([carry, block]) if len(carry) else block
-            consumed = self._filter(raw, raw_at, state, final, params=params)[1]
+            _, consumed, ending = self._filter(raw, raw_at, state, final, params=params)
             raw_at, carry = raw_at + consumed, raw[consumed:]
-            if final:
-                break
-        ends = (ord(self.rules.lineterminator),) if self.rules.lineterminator is not None else (LF, CR)
-        return int(state[S_LINES]) + (last >= 0 and last not in ends)
-
-    def _at_footer(self, state: np.ndarray) -> bool:
-        """Whether the line the kernel asks about begins the footer (the header row, if any, is behind)."""
-        stop = self._decisions.stop
-        header_records = int(self._params[P_PASS_RECORDS]) if self.rules.reads_header else 0
-        return stop is not None and state[S_LINES] >= stop and state[S_RECORDS] >= header_records
+            if final or ending == AT_STOP_LINE or (until_a_record and state[S_RECORDS]):
+                return state, last
 
     def _skip_captures(self, capture: bool) -> np.ndarray:
         """The header rows' record numbers, while they are being captured."""

@@ -78,6 +78,8 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     options = dict(options)
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
     if options.get("skipfooter") and _reader_parses_raw_bytes(options):
+        if options.get("nrows") is not None:
+            raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
@@ -125,14 +127,15 @@ def text_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], Optional[Lin
     >>> options, _ = text_keywords({"skiprows": 2, "header": 1, "sep": ";"})
     >>> options["header"], options["storage_options"].line_rules
     (0, LineRules(skiprows=2, comment=None, skipinitialspace=False, lineterminator=None, header_records=1, \
-header_rows=(), skipfooter=0, reads_header=True, delimiter=';', quotechar='"', escapechar=None, \
-doublequote=True))
+header_rows=(), skipfooter=0, delimiter=';', quotechar='"', escapechar=None, doublequote=True))
     """
     options = with_csv_dialect(options)
     compression = options.pop("compression", "infer")
     given = {key: options.pop(key) for key in LINE_KEYWORDS if key in options}
     given = {key: value for key, value in given.items()
              if value is not None and value is not False and (key != "skipfooter" or value != 0)}
+    if "skipfooter" in given and options.get("nrows") is not None:
+        raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
     header = _header_keyword(options)
     stays = _reader_parses_raw_bytes(options)
     if stays:
@@ -144,8 +147,7 @@ doublequote=True))
                 "parses the file's bytes as they are there; give sep (not None), read on the host, or read the "
                 "whole file")
         header = options.get("header", "infer")
-    rules = None if stays else LineRules(**given, **_header_rules(header), **_dialect(options),
-                                         reads_header=header is not None)
+    rules = None if stays else LineRules(**given, **_header_rules(header), **_dialect(options))
     if rules is not None and (isinstance(header, list) or isinstance(header, int) and header > 0):
         options["header"] = 0  # the records before it are the filter's to drop
     if rules is not None and not rules.active:

@@ -32,6 +32,7 @@ from typing import Any
 from tqdm import tqdm
 
 from benchmarks import datasets
+from benchmarks import STARTUP_LIBRARY_SWITCH, STARTUP_LIBRARY_TURNED_OFF
 from benchmarks.common import (MB, REPO_ROOT, host_info, mb_per_s, package_versions, warm_page_cache,
                                write_head, write_result)
 from benchmarks.readers import READERS, READERS_BY_NAME, RESULT_PREFIX, THREAD_ENV_VARS, Reader
@@ -253,23 +254,28 @@ def _note_missing_ndp(names: Iterable[str]) -> None:
 
 def bench_startup(readers: Sequence[Reader], small: Path, repeat: int = 5) -> dict[str, Any]:
     """Wall time of a whole ``python -c '<import; read small.csv>'`` process, best of ``repeat``."""
-    probes = [reader for reader in readers if reader.oneliner]
-    times: dict[str, list[float | None]] = {reader.name: [] for reader in probes}
+    probes = [(reader.name, reader, {}) for reader in readers if reader.oneliner]
+    if any(reader.name == "ndp" for _, reader, _ in probes):  # what a first read costs that loads Numba
+        ndp = next(reader for _, reader, _ in probes if reader.name == "ndp")
+        probes.append(("ndp, no startup library", ndp, {STARTUP_LIBRARY_SWITCH: "0"}))
+    times: dict[str, list[float | None]] = {name: [] for name, _, _ in probes}
     # Users' processes load .pyc files written once: a PYTHONDONTWRITEBYTECODE in this shell would
     # make every start compile every module's source again (about 0.1 s more for ndp).
     env = {key: value for key, value in child_env(1).items() if key != "PYTHONDONTWRITEBYTECODE"}
+    if STARTUP_LIBRARY_TURNED_OFF:  # the benchmarks' own switch: a user's process has the library
+        env.pop(STARTUP_LIBRARY_SWITCH, None)
     for _ in range(repeat):
-        for reader in probes:  # interleaved, like the main benchmark
+        for name, reader, extra_env in probes:  # interleaved, like the main benchmark
             cmd = [sys.executable, "-c", reader.oneliner.format(path=str(small))]
             start = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+            proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env | extra_env, capture_output=True, text=True)
             elapsed = time.perf_counter() - start
-            times[reader.name].append(elapsed if proc.returncode == 0 else None)  # None: failed
+            times[name].append(elapsed if proc.returncode == 0 else None)  # None: failed
     print(f"\n== start-up: fresh `python -c` reading {small.name} ({small.stat().st_size} bytes), "
           f"best of {repeat} ==")
     for name, values in times.items():
         ok = [t for t in values if t is not None]
-        print(f"{name:<15}{min(ok):>8.3f} s" if ok else f"{name:<15}  failed")
+        print(f"{name:<25}{min(ok):>8.3f} s" if ok else f"{name:<25}  failed")
     _note_missing_ndp(times)
     return {"small_csv": str(small), "repeat": repeat, "seconds": times}
 

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
@@ -319,6 +320,13 @@ FOOTERS = {  # files with a footer pandas' skipfooter is made for, and the keywo
     "all of it but the header": (b"id\n1\n2\n3\n", dict(skipfooter=5)),
     "skip_blank_lines=False": (b"id\n1\n\n2\n3\n", dict(skipfooter=1, skip_blank_lines=False)),
     "a BOM": (b"\xef\xbb\xbfid\n1\n2\n", dict(skipfooter=1)),
+    "CR, a footer line starting with the delimiter": (b"a,b\r1,x\r,9\r", dict(skipfooter=1)),
+    "CR, two such lines": (b"a,b\r1,x\r,9\r,8\r", dict(skipfooter=2)),
+    "names= (no header row)": (b"1,x\n2,y\n3,z\n", dict(names=["a", "b"], skipfooter=2)),
+    "names=, all of it footer": (b"1,x\n2,y\n", dict(names=["a", "b"], skipfooter=2)),
+    "header=None, all of it footer": (b"id,name\ntotal,9", dict(header=None, skipfooter=2)),
+    "header=None, blank lines and a footer record": (b"\n\n1,x\n", dict(header=None, skipfooter=1)),
+    "header=None, a comment and a footer record": (b"#c\n1,x\n", dict(header=None, skipfooter=1, comment="#")),
 }
 
 
@@ -339,6 +347,19 @@ def test_skipfooter_in_chunks_read_csv_and_a_path(write_file):
     with arrow_bridge.read_pandas(path, skipfooter=2, chunksize=16) as chunks:
         pd.testing.assert_frame_equal(pd.concat(list(chunks)), whole)
     assert arrow_bridge.read_csv(path, skipfooter=2).equals(arrow_bridge.read_csv(io.BytesIO(data[:data.index(b"rows")])))
+
+
+def test_skipfooter_with_pyarrows_column_names_spares_no_record():
+    data = b"1,x\n2,y\n3,z\n"
+    for read_options in (pacsv.ReadOptions(column_names=["a", "b"]), pacsv.ReadOptions(autogenerate_column_names=True)):
+        table = arrow_bridge.read_csv(io.BytesIO(data), read_options=read_options, skipfooter=2)
+        assert table.equals(pacsv.read_csv(io.BytesIO(data[:4]), read_options=read_options))
+
+
+def test_skipfooter_with_nrows_is_refused_as_pandas_refuses_it():
+    for keywords in (dict(), dict(sep=None)):
+        with pytest.raises(ValueError, match="'skipfooter' not supported with 'nrows'"):
+            arrow_bridge.read_pandas(io.BytesIO(b"a\n1\n2\n"), skipfooter=1, nrows=1, **keywords)
 
 
 def test_skipfooter_needs_a_source_it_can_read_twice():
