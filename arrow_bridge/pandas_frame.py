@@ -303,6 +303,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         table = table.slice(0, max(table.num_rows - steps.skipfooter, 0))
     frame = to_frame(table)
     for key, convert in steps.converters.items():  # pandas infers the dtype of what they return
+        if not _has_column(frame, key):
+            continue  # pandas ignores a converter for a column the file lacks
         name, nulls = _name(frame, key), steps.converter_nulls.get(key, frozenset())
         converted = (convert(value) for value in frame[name])
         frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
@@ -315,12 +317,12 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if dates and dates is not True:
         for key in dates:  # from the text (read as such), as pandas parses it
             name = _name(frame, key)
-            frame[name] = pd.to_datetime(frame[name], format=steps.date_format, dayfirst=steps.dayfirst)
+            frame[name] = _dates_or_text(frame[name], steps)
     if steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
         frame = frame.set_index([_name(frame, key) for key in keys])
         if dates is True:  # pandas: parse the index
-            frame.index = pd.to_datetime(frame.index, format=steps.date_format, dayfirst=steps.dayfirst)
+            frame.index = _dates_or_text(frame.index, steps)
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
@@ -658,14 +660,36 @@ def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, A
     options = dict(options)
     if isinstance(options.get("parse_dates"), (list, tuple)):
         options["parse_dates"] = [named(key) for key in options["parse_dates"]]
-    if options.get("converters"):
-        options["converters"] = {named(key): convert for key, convert in options["converters"].items()}
+    if options.get("converters"):  # pandas ignores a converter for a position the file lacks
+        options["converters"] = {named(key): convert for key, convert in options["converters"].items()
+                                 if not isinstance(key, int) or -len(names) <= key < len(names)}
     return options
 
 
 def _name(frame: "pd.DataFrame", key: Union[int, str]) -> str:
     """A column's name from its name or its position."""
     return frame.columns[key] if isinstance(key, int) else key
+
+
+def _has_column(frame: "pd.DataFrame", key: Union[int, str]) -> bool:
+    return -len(frame.columns) <= key < len(frame.columns) if isinstance(key, int) else key in frame.columns
+
+
+def _dates_or_text(values: Any, steps: FrameSteps) -> Any:
+    """``parse_dates``' column (or index) as ``pandas.to_datetime`` parses it,
+    or its text as it is where that cannot parse every value, as
+    ``pandas.read_csv`` leaves such a column.
+
+    >>> import pandas as pd
+    >>> _dates_or_text(pd.Series(["2020-01-02", "zz"]), FrameSteps()).tolist()
+    ['2020-01-02', 'zz']
+    """
+    import pandas as pd
+
+    try:
+        return pd.to_datetime(values, format=steps.date_format, dayfirst=steps.dayfirst)
+    except (ValueError, TypeError, OverflowError):  # pandas' parse errors are ValueErrors
+        return values
 
 
 def numbered_columns(frame: "pd.DataFrame") -> "pd.DataFrame":

@@ -66,6 +66,29 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
 }
 
 
+PARSE_DATES_LEFT_AS_TEXT = {  # pandas.read_csv leaves a column to_datetime cannot parse as its text
+    "a signed number": (b"a\n+7726153\n", dict(parse_dates=["a"])),
+    "one value of two": (b"a\n2020-01-01\nzz\n", dict(parse_dates=["a"])),
+    "one column of two": (b"a,b\nx,2020-01-01\n", dict(parse_dates=["a", "b"])),
+    "a number": (b"a\n1\n", dict(parse_dates=["a"])),
+    "out of its format": (b"a\n2020-13-45\n", dict(parse_dates=["a"], date_format="%Y-%m-%d")),
+    "the index": (b"a,b\nzz,1\n", dict(parse_dates=True, index_col="a")),
+}
+
+
+@pytest.mark.parametrize("case", list(PARSE_DATES_LEFT_AS_TEXT))
+def test_parse_dates_leaves_what_it_cannot_parse_as_text(case):
+    data, keywords = PARSE_DATES_LEFT_AS_TEXT[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
+def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
+    keywords = dict(converters={"zz": str, 5: str, "a": str})
+    got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(b"a,b\n1,2\n"), **keywords), check_exact=True)
+
+
 @pytest.mark.parametrize("case", list(CONVERTER_CASES))
 def test_converters_get_the_text_as_pandas_hands_it(case):
     data, keywords = CONVERTER_CASES[case]
