@@ -35,8 +35,11 @@ import os
 import signal
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
+
+import dask
 
 from device_emulator import ComputationalSSD, FaultPlan
 
@@ -114,18 +117,32 @@ def faulty_job(client: Any, path: str, *, rate: float, name: str, kill_after: Op
     workers = len(client.scheduler_info()["workers"])
     key = dask_plugin.install_devices(client, KillSwitchSSD, name=name, profile=profile, faults=fault_plan(rate),
                                       kill_after=kill_after, kill_flag=kill_flag)
-    try:
-        gc.collect()
-        start = time.perf_counter()
-        with dask_plugin.job_report(client) as job:
-            ddf = dask_plugin.read_csv(path, blocksize=blocksize, block_size=block_size, device=key,
-                                       split="dynamic", page_size=ComputationalSSD(profile).page_size)
-            frame = ddf.compute()
-        seconds = time.perf_counter() - start
-    finally:
-        client.wait_for_workers(workers, timeout=120)
-        client.unregister_worker_plugin(dask_plugin.DeviceSpec(key).plugin_name)
+    with _keep_restarting_workers():
+        try:
+            gc.collect()
+            start = time.perf_counter()
+            with dask_plugin.job_report(client) as job:
+                ddf = dask_plugin.read_csv(path, blocksize=blocksize, block_size=block_size, device=key,
+                                           split="dynamic", page_size=ComputationalSSD(profile).page_size)
+                frame = ddf.compute()
+            seconds = time.perf_counter() - start
+        finally:
+            client.wait_for_workers(workers, timeout=300)
+            client.unregister_worker_plugin(dask_plugin.DeviceSpec(key).plugin_name)
     return {"frame": frame, "job": job, "partitions": ddf.npartitions, "seconds": seconds}
+
+
+@contextmanager
+def _keep_restarting_workers(seconds: int = 600) -> Iterator[None]:
+    """Lets a killed worker's nanny take up to ``seconds`` to bring it back.
+
+    A ``LocalCluster`` closes the nanny of a worker that is not back under its
+    name within ``distributed.deploy.lost-worker-timeout`` (15 s), and the
+    cluster stays one worker short. A fresh worker process on a busy 2-core
+    machine (imports, the device plugin) can take longer than that.
+    """
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": f"{seconds}s"}):
+        yield
 
 
 def accounting(report: Any) -> dict[str, Any]:
