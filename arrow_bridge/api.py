@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any, Iterator, Sequence, Union
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from arrow_bridge.column_names import deduplicated
 from arrow_bridge.errors import MemoryLimitError
 from arrow_bridge.options import CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
@@ -434,7 +435,8 @@ def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) ->
     """The source and options reading only the data rows in ``byte_range``."""
     names = opts.column_names
     if names is None:  # the file's own header names the columns
-        names = read_preamble(src, opts).names
+        pre = read_preamble(src, opts)
+        names, opts = pre.names, pre.typed(opts)
     start, stop = (int(v) for v in byte_range)
     opts = dataclasses.replace(opts, column_names=tuple(names), header=False, skip_rows=0,
                                skip_rows_after_names=0)
@@ -525,29 +527,6 @@ def _header_names(source: Source, options: dict[str, Any]) -> list[str]:
     if position is not None:
         source.seek(position)
     return names
-
-
-def deduplicated(names: Sequence[str]) -> list[str]:
-    """Column names made unique as pandas makes a header's: a repeated ``a``
-    becomes ``a.1``, then ``a.2``, skipping names the header already has.
-
-    >>> deduplicated(["a", "a", "b", "a", "a.1"])
-    ['a', 'a.2', 'b', 'a.3', 'a.1']
-    """
-    taken = set(names)
-    counts: dict[str, int] = {}
-    out = []
-    for name in names:
-        count = counts.get(name, 0)
-        counts[name] = count + 1
-        if count:
-            while f"{name}.{count}" in taken:
-                count += 1
-            counts[name] = count + 1
-            name = f"{name}.{count}"
-            taken.add(name)
-        out.append(name)
-    return out
 
 
 def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame":

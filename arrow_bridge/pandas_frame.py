@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
+from arrow_bridge.column_names import is_unnamed
 from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
 from arrow_bridge.options import resolve_options, to_arrow_type
 from arrow_bridge.source import OpeningOptions
@@ -321,6 +322,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
         frame = frame.set_index([_name(frame, key) for key in keys])
+        frame.index.names = [None if is_unnamed(name) else name for name in frame.index.names]
         if dates is True:  # pandas: parse the index
             frame.index = _dates_or_text(frame.index, steps)
     if steps.header_rows is not None:

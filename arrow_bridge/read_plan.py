@@ -65,6 +65,8 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
     order, explicit types from ``column_types``/``default_type``; a type or
     option the kernels lack as a :mod:`~arrow_bridge.column_finish` finish)."""
     wanted = opts.include_columns if opts.include_columns is not None else range(len(names))
+    if opts.include_columns is not None and opts.semantics == "pandas" and opts.columns_keyword == "usecols":
+        wanted = _in_file_order(wanted, names)
     shown = len(wanted)
     if opts.include_columns is not None:  # the columns only the span stages read, hidden
         chosen = {names[key] if isinstance(key, int) and -len(names) <= key < len(names) else key for key in wanted}
@@ -88,6 +90,20 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
         kernel_type, finish = plan_column(requested, index >= 0, opts, rules, own_nulls)
         plans.append(ColumnPlan(name, index, kernel_type, finish, hidden=len(plans) >= shown))
     return plans
+
+
+def _in_file_order(keys: Sequence[str | int], names: Sequence[str]) -> list[str | int]:
+    """pandas' ``usecols``: a set of columns, given in the file's order, each once
+    (a key that is not a column keeps its place after them, for the error)."""
+    def position(key: str | int) -> int:
+        if isinstance(key, int):
+            return key % len(names) if -len(names) <= key < len(names) else len(names)
+        return list(names).index(key) if key in names else len(names)
+
+    first = {}
+    for key in keys:
+        first.setdefault(position(key) if position(key) < len(names) else key, key)
+    return sorted(first.values(), key=position)
 
 
 def stage_columns(opts: CsvOptions, names: Sequence[str]) -> list[str]:

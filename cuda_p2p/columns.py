@@ -15,6 +15,7 @@ CuPy) and print what lies where.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -234,6 +235,12 @@ class GpuTable:
         return self.columns[key if isinstance(key, int) else self.schema.get_field_index(key)]
 
     __getitem__ = column
+
+    def select(self, keys: list[int | str]) -> "GpuTable":
+        """These columns, in this order (as ``pyarrow.Table.select``)."""
+        picked = [self.column(key) for key in keys]
+        fields = [self.schema.field(key) for key in keys]
+        return dataclasses.replace(self, schema=pa.schema(fields, metadata=self.schema.metadata), columns=picked)
 
     def __len__(self) -> int:
         return self.num_rows

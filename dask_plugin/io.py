@@ -100,7 +100,7 @@ class CsvPartReader:
     def _read(self, part: Part, columns: list[str], reader: Callable[..., Any] = arrow_bridge.read_csv,
               **extra: Any) -> Any:
         kwargs = dict(self.whole_file_options if part.start is None else self.options, **extra)
-        kwargs["usecols"] = columns
+        kwargs["usecols"] = wanted = columns
         if self.filters is not None:
             kwargs["filters"] = and_filters(kwargs.get("filters"), self.filters)
             columns = [*columns, *(term[0] for group in self.filters for term in group if term[0] not in columns)]
@@ -116,7 +116,8 @@ class CsvPartReader:
             raise self._explain(err) from None
         if reports:
             publish(self.read_id, part.index, reports)
-        return table
+        # pandas' usecols gives the file's order (semantics="pandas"); a projection wants its own
+        return table if table.column_names == wanted else table.select(wanted)
 
     def _explain(self, err: CsvParseError) -> CsvParseError:
         """A value that does not fit the sample's type: say where the type came from."""

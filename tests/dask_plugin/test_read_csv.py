@@ -376,3 +376,20 @@ def test_storage_options_never_show_in_errors_reprs_or_task_keys(sync):
     shown = [str(host_error.value), repr(host_error.value), str(dask_error.value), repr(ddf), ddf._name,
              *map(str, ddf.__dask_graph__().keys())]
     assert not [text for text in shown if secret in text]
+
+
+@pytest.mark.parametrize("keywords", [{}, dict(usecols=["c", "Unnamed: 0"]), dict(dtype={"a": "float32"})],
+                         ids=["names", "usecols order", "a repeat's dtype"])
+def test_backend_switch_names_columns_as_the_pandas_backend(sync, tmp_path, keywords):
+    """An empty header field is ``Unnamed: i``, a repeat ``a.1`` (taking ``a``'s dtype), ``usecols``
+    come in the file's order; a projection still gets its own order."""
+    path = tmp_path / "indexed.csv"
+    path.write_text(",a,c,a\n" + "".join(f"{i},{i},x{i},{i}.5\n" for i in range(2000)))
+    with dask.config.set({"dataframe.backend": "ndp"}):
+        ours = dd.read_csv(str(path), blocksize=8192, **keywords)
+    theirs = dd.read_csv(str(path), blocksize=8192, **keywords)
+    assert ours.npartitions > 2 and ours.dtypes.to_dict() == theirs.dtypes.to_dict()
+    pd.testing.assert_frame_equal(ours.compute().reset_index(drop=True), theirs.compute().reset_index(drop=True),
+                                  check_exact=True)
+    projected = list(reversed(ours.columns))
+    assert ours[projected].compute().columns.tolist() == projected
