@@ -62,6 +62,8 @@ class ValueRules:
     iso_timestamps: bool = True
     # False under pandas' semantics: inference never settles on a date, time or timestamp.
     infer_dates: bool = True
+    # True under pandas' semantics: integers as pandas' C parser reads them (a leading "+", no "0x")
+    pandas_ints: bool = False
 
     @classmethod
     def from_options(cls, opts: CsvOptions, null_values: Optional[Sequence[str]] = None) -> "ValueRules":
@@ -76,6 +78,7 @@ class ValueRules:
             decimal_point=np.uint8(ord(opts.decimal_point)),
             iso_timestamps=not opts.custom_timestamps,
             infer_dates=opts.semantics == "pyarrow",
+            pandas_ints=opts.semantics == "pandas",
         )
 
 
@@ -128,21 +131,22 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
     (16, 0, 0)
     """
     # Cached: every read plans a spec per inference rung and per column (0.1 ms a read).
-    return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8)
+    return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8,
+                            rules.pandas_ints)
 
 
 @functools.lru_cache(maxsize=1024)
-def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool
-                     ) -> ConversionSpec:
+def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
+                     pandas_ints: bool = False) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))
     if pa.types.is_null(type_):
         kind, params = columns.NULL, (0, 0, 0)
     elif pa.types.is_signed_integer(type_):
-        kind, params = columns.SIGNED, (type_.bit_width, 0, 0)
+        kind, params = columns.SIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_unsigned_integer(type_):
-        kind, params = columns.UNSIGNED, (type_.bit_width, 0, 0)
+        kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
         kind, params = columns.FLOAT, (decimal_point, 0, 0)
     elif pa.types.is_boolean(type_):

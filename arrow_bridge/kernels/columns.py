@@ -50,7 +50,7 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     """Converts one column into fixed-width values.
 
     ``kind``/``params``: ``NULL`` (every field must be a null spelling),
-    ``SIGNED``/``UNSIGNED`` ``(bits, 0, 0)``, ``FLOAT`` ``(decimal_point, 0, 0)``
+    ``SIGNED``/``UNSIGNED`` ``(bits, pandas_ints, 0)``, ``FLOAT`` ``(decimal_point, 0, 0)``
     (float32 when ``out`` is), ``BOOL`` (values go to the bitmap ``bits``;
     ``trues``/``falses`` spelling sets), ``DATE``, ``TIME``/``TIMESTAMP``
     ``(max_fraction_digits, zoned, units_per_second)``.
@@ -93,10 +93,10 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
                 continue
         ok = False
         if kind == SIGNED:
-            ok, v = parse_signed(src, s, e, p0)
+            ok, v = parse_signed(src, s, e, p0, p1)
             out[r] = v
         elif kind == UNSIGNED:
-            ok, u = parse_unsigned(src, s, e, p0)
+            ok, u = parse_unsigned(src, s, e, p0, p1)
             out[r] = u
         elif kind == FLOAT:
             if out.itemsize == 4:

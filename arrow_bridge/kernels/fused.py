@@ -88,7 +88,7 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
     """``(ok, integer, float)`` for a value the inline fast paths did not take,
     by the same per-field parsers as :func:`columns.convert_fixed`."""
     if kind == SIGNED:
-        ok, v = parse_signed(src, s, e, p0)
+        ok, v = parse_signed(src, s, e, p0, p1)
         return ok, v, 0.0
     if kind == FLOAT:
         ok, f = parse_float64(src, s, e, np.uint8(p0))

@@ -5,6 +5,10 @@ decimal digits; or ``0x``/``0X`` and at most ``bits / 4`` hex digits, whose
 bits are taken as the target type's two's-complement pattern (``0xff`` is -1
 as int8). A leading ``+`` is rejected.
 
+With ``pandas_ints`` (``semantics="pandas"``), as pandas' C parser reads
+integers: a leading ``+`` is accepted (``-`` still for signed types only) and
+hex is not an integer (pandas keeps ``0x10`` as text).
+
 :func:`plain_int64_at` is the fused kernel's inline fast path: a plain
 ``-?digit{1,16}`` at a buffer address, two word loads, no loop.
 """
@@ -77,18 +81,32 @@ def _short_decimal(src, start, end, bits):
     return True, -value if negative else value
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _after_plus(src, start, end):
+    """``start`` past a leading ``+`` that a digit follows (pandas' sign), else ``start``."""
+    if end - start >= 2 and src[start] == 43 and 48 <= src[start + 1] <= 57:
+        return start + 1
+    return start
+
+
 @njit(nogil=True, cache=True)
-def parse_signed(src, start, end, bits):
+def parse_signed(src, start, end, bits, pandas_ints=0):
     """``(ok, value)`` for a ``bits``-wide signed integer field.
 
     >>> parse_signed(np.frombuffer(b" -42", np.uint8), 0, 4, 64)
     (True, -42)
+    >>> [parse_signed(np.frombuffer(text, np.uint8), 0, 3, 64, 1) for text in (b"+42", b"0x1")]
+    [(True, 42), (False, 0)]
     """
     ok, value = _short_decimal(src, start, end, bits)
     if ok:
         return ok, value
     start, end = trim_blanks(src, start, end)
-    is_hex, ok, pattern = _hex_bits(src, start, end, bits)
+    if pandas_ints:
+        start = _after_plus(src, start, end)
+        is_hex, ok, pattern = False, False, np.uint64(0)
+    else:
+        is_hex, ok, pattern = _hex_bits(src, start, end, bits)
     half = np.uint64(1) << np.uint64(bits - 1)
     if is_hex:
         if not ok:
@@ -113,16 +131,20 @@ def parse_signed(src, start, end, bits):
 
 
 @njit(nogil=True, cache=True)
-def parse_unsigned(src, start, end, bits):
-    """``(ok, value)`` for a ``bits``-wide unsigned integer field (no sign allowed).
+def parse_unsigned(src, start, end, bits, pandas_ints=0):
+    """``(ok, value)`` for a ``bits``-wide unsigned integer field (no sign
+    allowed; ``+`` with ``pandas_ints``).
 
     >>> parse_unsigned(np.frombuffer(b"0xff", np.uint8), 0, 4, 8)
     (True, 255)
     """
     start, end = trim_blanks(src, start, end)
-    is_hex, ok, pattern = _hex_bits(src, start, end, bits)
-    if is_hex:
-        return ok, pattern
+    if pandas_ints:
+        start = _after_plus(src, start, end)
+    else:
+        is_hex, ok, pattern = _hex_bits(src, start, end, bits)
+        if is_hex:
+            return ok, pattern
     ok, magnitude = _decimal_magnitude(src, start, end)
     if not ok or (bits < 64 and magnitude >> np.uint64(bits)):
         return False, np.uint64(0)

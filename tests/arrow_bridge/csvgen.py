@@ -690,6 +690,9 @@ PANDAS_FAMILIES = {
                              f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}",
     "time": lambda rng: f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}",
     "text": lambda rng: rng.choice(["alpha", "beta gamma", "x", "None?", "nan-ish", "0x1F"]),
+    # pandas reads "+5" as an int and "0x1f" as text; pyarrow the other way round
+    "signed int": lambda rng: rng.choice(["+", "-", "", " +"]) + str(rng.randrange(10**6)),
+    "hex or int": lambda rng: rng.choice([str(rng.randrange(100)), f"0x{rng.randrange(256):x}"]),
 }
 
 

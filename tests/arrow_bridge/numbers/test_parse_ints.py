@@ -86,3 +86,23 @@ def test_plain_int64_at_is_never_wrong(text, offset):
 def test_plain_int64_at_declines_without_room_for_two_words():
     buf = np.frombuffer(b"12345", np.uint8)
     assert not plain_int64_at(buf.ctypes.data, 0, 5, buf.size)[0]
+
+
+
+def pandas_inferred(text: str):
+    """The int ``pandas.read_csv`` infers from a column holding ``text``, or None where it infers none."""
+    import pandas as pd
+
+    column = pd.read_csv(io.StringIO(f"a\n{text}\n"), keep_default_na=False).a
+    return int(column[0]) if column.dtype.kind in "iu" else None
+
+
+@pytest.mark.parametrize("text", TRICKY + ["+0", "++1", "+-1", "-+1", " +7 ", "+ 7", "+0x10", "+"])
+def test_pandas_ints_take_a_plus_and_no_hex_as_pandas_infers_them(text):
+    if not text.strip():
+        return  # pandas reads an empty field as missing, not as a value
+    expected = pandas_inferred(text)
+    ok, value = parse_signed(*field(text), 64, 1)
+    assert (int(value) if ok else None) == (expected if expected is not None and expected < 2**63 else None)
+    ok, value = parse_unsigned(*field(text), 64, 1)
+    assert (int(value) if ok else None) == (expected if not text.strip().startswith("-") else None)
