@@ -8,6 +8,7 @@ Everything downstream sees one frozen :class:`CsvOptions`.
 from __future__ import annotations
 
 import csv
+import numbers
 import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -239,6 +240,8 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
     if kw.get("semantics") is not None:  # first: na_values add to pandas' spellings
         opts = pandas_semantics(opts) if kw["semantics"] == "pandas" else replace(opts, semantics=kw["semantics"])
     changes: dict[str, Any] = {}
+    if kw.get("sep") is not None and kw.get("delimiter") is not None:
+        raise ValueError("Specified a sep and a delimiter; you can only specify one.")  # pandas' words
     sep = kw.get("sep", kw.get("delimiter"))
     if sep is not None:
         changes["delimiter"] = sep
@@ -313,6 +316,9 @@ def _header_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
     names = kw.get("names")
     header = kw.get("header", "infer")
     if names is not None:
+        names = list(names)
+        if len(set(names)) != len(names):
+            raise ValueError("Duplicate names are not allowed.")  # pandas' words
         changes["column_names"] = tuple(str(n) for n in names)
         changes["header"] = header not in ("infer", None)
     elif header is None:
@@ -369,9 +375,14 @@ def _column_key(key: Any) -> str | int:
 
 
 def _usecols(usecols: Sequence[str | int]) -> tuple[str | int, ...]:
-    if callable(usecols) or isinstance(usecols, str):
-        raise NotImplementedError("usecols must be a list of column names or positions")
-    return tuple(usecols)
+    if callable(usecols):
+        raise NotImplementedError("usecols as a callable: read_pandas takes it (it reads the header first)")
+    keys = tuple(usecols) if not isinstance(usecols, str) else ()
+    if isinstance(usecols, str) or not (all(isinstance(k, str) for k in keys) or
+                                        all(isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in keys)):
+        raise ValueError("'usecols' must either be list-like of all strings, all unicode, all integers or a "
+                         "callable.")  # pandas' words
+    return tuple(k if isinstance(k, str) else int(k) for k in keys)
 
 
 def _dtype_changes(dtype: Any) -> dict[str, Any]:

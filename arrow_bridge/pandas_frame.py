@@ -78,6 +78,8 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     """
     options = dict(options)
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
+    if steps.index_col is True:
+        raise ValueError("The value of index_col couldn't be 'True'")  # pandas' words
     if options.get("skipfooter") and _reader_parses_raw_bytes(options):
         if options.get("nrows") is not None:
             raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
@@ -316,11 +318,17 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame[name] = steps.category_words.categorical(frame[name], dtype)
     dates = steps.parse_dates
     if dates and dates is not True:
+        missing = [str(key) for key in dates if not _has_column(frame, key)]
+        if missing:
+            raise ValueError(f"Missing column provided to 'parse_dates': '{', '.join(missing)}'")  # pandas' words
         for key in dates:  # from the text (read as such), as pandas parses it
             name = _name(frame, key)
             frame[name] = _dates_or_text(frame[name], steps)
     if steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
+        for key in keys:
+            if isinstance(key, str) and key not in frame.columns:
+                raise ValueError(f"Index {key} invalid")  # pandas' words
         frame = frame.set_index([_name(frame, key) for key in keys])
         frame.index.names = [None if is_unnamed(name) else name for name in frame.index.names]
         if dates is True:  # pandas: parse the index

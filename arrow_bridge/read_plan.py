@@ -71,7 +71,8 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
     if opts.include_columns is not None:  # the columns only the span stages read, hidden
         chosen = {names[key] if isinstance(key, int) and -len(names) <= key < len(names) else key for key in wanted}
         wanted = [*wanted, *(name for name in stage_columns(opts, names) if name not in chosen)]
-    missing = [key for key in wanted if isinstance(key, str) and key not in names]
+    missing = [key for key in wanted
+               if (key not in names if isinstance(key, str) else not -len(names) <= key < len(names))]
     if missing and not opts.include_missing_columns:
         raise MissingColumnsError(missing, opts.columns_keyword)
     plans = []

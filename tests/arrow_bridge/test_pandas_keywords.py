@@ -297,6 +297,15 @@ def test_thousands_with_a_dtype_that_does_not_fit_raise_as_pandas(value, dtype):
     (dict(header=[0, 1], names=["a", "b", "c"]), ValueError, "cannot specify names"),
     (dict(header=[0, 1], usecols=[0]), ValueError, "cannot specify usecols"),
     (dict(header=-1), ValueError, "Passing negative integer to header is invalid"),
+    (dict(index_col="zz"), ValueError, "Index zz invalid"),
+    (dict(index_col=[0, "zz"]), ValueError, "Index zz invalid"),
+    (dict(index_col=True), ValueError, "The value of index_col couldn't be 'True'"),
+    (dict(parse_dates=["zz"]), ValueError, "Missing column provided to 'parse_dates': 'zz'"),
+    (dict(usecols=[0, "a"]), ValueError, "'usecols' must either be list-like of all strings"),
+    (dict(usecols="a"), ValueError, "'usecols' must either be list-like of all strings"),
+    (dict(usecols=[9]), ValueError, r"Usecols do not match columns, columns expected but not found: \[9\]"),
+    (dict(names=["x", "x", "y"]), ValueError, "Duplicate names are not allowed"),
+    (dict(sep=",", delimiter=";"), ValueError, "Specified a sep and a delimiter; you can only specify one"),
 ])
 def test_bad_keywords_raise_as_pandas(options, error, message):
     with pytest.raises(error, match=message):
