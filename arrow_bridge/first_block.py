@@ -41,7 +41,7 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
     >>> from arrow_bridge.options import CsvOptions
     >>> from arrow_bridge.source import open_source
     >>> read = ReadPlan.build(open_source(io.BytesIO(b"")), CsvOptions(), ["a", "b"])
-    >>> [c.type for c in fix_types(read, [1, 10]).columns]
+    >>> [c.type for c in fix_types(read, [1, 11]).columns]
     [DataType(int64), DataType(string)]
     """
     columns = [dataclasses.replace(

@@ -16,6 +16,7 @@ from arrow_bridge.kernels import columns
 INFERENCE_LADDER: tuple[pa.DataType, ...] = (
     pa.null(),
     pa.int64(),
+    pa.uint64(),  # pandas' rung: an integer past int64 (pyarrow infers a double)
     pa.bool_(),
     pa.date32(),
     pa.time32("s"),
@@ -30,19 +31,22 @@ INFERENCE_LADDER: tuple[pa.DataType, ...] = (
 
 
 def inference_ladder(rules: ValueRules) -> tuple[pa.DataType, ...]:
-    """The types tried at each rung under ``rules``. Without date inference
-    (pandas' semantics) the temporal rungs convert as ``null``, which accepts
-    no column that reached them (a column of nulls stops at a lower rung), so
-    the rung numbers, and every plan keyed by them, stay the same.
+    """The types tried at each rung under ``rules``. A rung the semantics do
+    not infer converts as ``null``, which accepts no column that reached it
+    (a column of nulls stops at a lower rung), so the rung numbers, and every
+    plan keyed by them, stay the same: under pyarrow's semantics the uint64
+    rung (pyarrow infers no unsigned type); under pandas' (no date inference)
+    the temporal ones.
 
     >>> from arrow_bridge.options import CsvOptions
-    >>> rules = ValueRules.from_options(CsvOptions(semantics="pandas"))
-    >>> [str(t) for t in inference_ladder(rules)][:5]
-    ['null', 'int64', 'bool', 'null', 'null']
+    >>> [str(t) for t in inference_ladder(ValueRules.from_options(CsvOptions()))][:5]
+    ['null', 'int64', 'null', 'bool', 'date32[day]']
+    >>> [str(t) for t in inference_ladder(ValueRules.from_options(CsvOptions(semantics="pandas")))][:5]
+    ['null', 'int64', 'uint64', 'bool', 'null']
     """
-    if rules.infer_dates:
-        return INFERENCE_LADDER
-    return tuple(pa.null() if _is_temporal(t) else t for t in INFERENCE_LADDER)
+    skipped = _is_temporal if not rules.infer_dates else lambda t: False
+    return tuple(pa.null() if skipped(t) or (t == pa.uint64() and not rules.pandas_ints) else t
+                 for t in INFERENCE_LADDER)
 
 
 def _is_temporal(type_: pa.DataType) -> bool:

@@ -23,6 +23,7 @@ from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
 from arrow_bridge.inference import InferringConverter
+from arrow_bridge.kernels.tokenizer import PAD_SHORT_ROWS, SKIP_BAD_ROWS
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
 
@@ -173,6 +174,15 @@ class ReadPlan:
     def ncols(self) -> int:
         """Fields per record in the file."""
         return len(self.names)
+
+    @property
+    def row_rules(self) -> int:
+        """What the tokenizer does with a record of another field count
+        (:data:`~arrow_bridge.kernels.tokenizer.SKIP_BAD_ROWS` and
+        :data:`~arrow_bridge.kernels.tokenizer.PAD_SHORT_ROWS` bits): pandas
+        reads a short record as if its missing fields were empty."""
+        return (SKIP_BAD_ROWS if self.opts.on_bad_lines != "error" else 0) | \
+            (PAD_SHORT_ROWS if self.opts.semantics == "pandas" else 0)
 
     @property
     def types_known(self) -> bool:

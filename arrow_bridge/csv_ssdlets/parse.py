@@ -158,7 +158,7 @@ def csv_parser(p):
     if p.headers_skipped[0] < HEADER and start < size:
         one = np.empty(1, np.int32)
         status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
-                                            ESCAPE, DOUBLE_QUOTE, False, one, np.empty({ncols}, np.int32),
+                                            ESCAPE, DOUBLE_QUOTE, 0, one, np.empty({ncols}, np.int32),
                                             np.zeros({ncols}, np.uint8), np.zeros((1, 2), np.int64), counters)
         if status != OK and status != NEEDS_MORE and status != OUT_OF_SPACE:
             p.error_at[0] = p.consumed[0] - kept + pos
@@ -177,7 +177,7 @@ def csv_parser(p):
     refused_at = size  # a record the tokenizer refuses (field count): its start; an unterminated quote's
     if p.headers_skipped[0] >= HEADER and (p.started[0] == 1 or not BOM_AT_START):
         status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
-                                            ESCAPE, DOUBLE_QUOTE, False, row_starts, ends, flags, np.zeros((1, 2), np.int64),
+                                            ESCAPE, DOUBLE_QUOTE, 0, row_starts, ends, flags, np.zeros((1, 2), np.int64),
                                             counters)
         if status != OK and status != NEEDS_MORE:
             refused_at = pos  # the records before it are converted first: a bad value there comes first

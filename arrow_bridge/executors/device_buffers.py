@@ -44,7 +44,7 @@ from arrow_bridge.kernels.span_layout import (
     fused_outputs,
 )
 from arrow_bridge.kernels.status import BAD_ROWS_KEPT, NEEDS_MORE, OK
-from arrow_bridge.kernels.tokenizer import byte_classes
+from arrow_bridge.kernels.tokenizer import byte_classes, record_capacity
 from arrow_bridge.read_plan import ReadPlan
 from ndp_core.layout import align8, fields_of, word_list
 
@@ -104,7 +104,7 @@ def pack_plan(read: ReadPlan) -> np.ndarray:
     header = word_list(
         PLAN, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
         delimiter=dialect.delimiter, quote=dialect.quote, escape=dialect.escape,
-        double_quote=int(dialect.double_quote), skip_bad_rows=int(read.opts.on_bad_lines != "error"),
+        double_quote=int(dialect.double_quote), row_rules=read.row_rules,
         quoted_nulls=int(rules.quoted_nulls), strings_can_be_null=int(rules.strings_can_be_null),
         nulls=writer.add_spellings(rules.nulls), trues=writer.add_spellings(rules.trues),
         falses=writer.add_spellings(rules.falses),
@@ -178,8 +178,8 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
     ``specs`` (None: inferred, starting at ``rungs``), with a fused attempt by
     ``fast`` first when given.
 
-    Without an estimate the capacities cover any input (every record holds
-    at least ``ncols`` bytes; strings never outgrow their text). With one they
+    Without an estimate the capacities cover any input (``record_capacity``
+    records; strings never outgrow their text). With one they
     are sized from earlier tasks, so the outputs are dense: an arena mostly
     untouched would still cost a huge page per region once touched (or pages
     the allocator recycles). A task that outgrows them comes back
@@ -187,7 +187,7 @@ def task_layout(length: int, skip: int, at_eof: bool, read: ReadPlan, estimate: 
     sizes the arena for the fused layout alone, which is smaller: a span the
     fused kernel gives up on then comes back OUT_OF_SPACE too.
     """
-    capacity = length // read.ncols + 1
+    capacity = record_capacity(length, read.ncols, read.row_rules)
     if estimate is not None:
         capacity = min(capacity, estimate.rows(length))
     header = align8(8 * (RESULT.size + RESULT_COLUMN.size * len(read.columns)))

@@ -24,7 +24,7 @@ from arrow_bridge.converters import TokenizedSpan
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.fast_path import row_capacity_hint
 from arrow_bridge.kernels.status import BAD_ROWS, BAD_ROWS_KEPT, NEEDS_MORE, OK
-from arrow_bridge.kernels.tokenizer import count_line_breaks, tokenize
+from arrow_bridge.kernels.tokenizer import count_line_breaks, record_capacity, tokenize
 from arrow_bridge.read_plan import ReadPlan
 from arrow_bridge.spans import Span
 from arrow_bridge.workers import WORKSPACE_KEEP_BYTES
@@ -92,15 +92,13 @@ class HostExecutor:
         the tokens are the complete records before the failing one."""
         read = self.read
         ncols = read.ncols
-        # Every record holds at least ncols bytes (delimiters and a line end),
-        # so this many rows always fit. The workspace is reused, so untouched
-        # slots cost address space, not memory.
-        capacity = len(buf) // ncols + 1
+        # This many rows always fit (record_capacity). The workspace is reused,
+        # so untouched slots cost address space, not memory.
+        capacity = record_capacity(len(buf), ncols, read.row_rules)
         row_starts, ends, flags, scratch = _workspace(capacity, ncols, len(buf))
         bad_rows = np.empty((BAD_ROWS_KEPT, 2), dtype=np.int64)
-        skip_bad = read.opts.on_bad_lines != "error"
         status, nrows, pos, lines = tokenize(buf, 0, len(buf), at_eof, ncols, *read.dialect.scan_args,
-                                             skip_bad, row_starts, ends, flags, bad_rows, result.counters)
+                                             read.row_rules, row_starts, ends, flags, bad_rows, result.counters)
         result.status, result.nrows, result.line_breaks = status, nrows, lines
         if status not in (OK, NEEDS_MORE):
             result.error_at, pos = pos, int(row_starts[nrows])  # parsed: up to the failing record

@@ -204,7 +204,7 @@ def parse_span_into(data, plan, args, arena, scratch, counters):
     quote, escape, double_quote = h[PLAN.quote], h[PLAN.escape], h[PLAN.double_quote] != 0
     bad_before = counters[BAD_ROWS]
     status, nrows, pos, lines = tokenize(buf, 0, length, args[TASK.at_eof] != 0, ncols, h[PLAN.delimiter], special,
-                                         quote, escape, double_quote, h[PLAN.skip_bad_rows] != 0, row_starts, ends,
+                                         quote, escape, double_quote, h[PLAN.row_rules], row_starts, ends,
                                          flags, bad_rows, counters)
     res[RESULT.status], res[RESULT.nrows], res[RESULT.lines], res[RESULT.bad_column] = status, nrows, lines, -1
     res[RESULT.n_bad_rows] = counters[BAD_ROWS] - bad_before

@@ -41,7 +41,7 @@ SPELLINGS = word_layout("Spellings", ["data", "data_len", "offsets", "n_offsets"
 
 #: The plan header (MINIT's instance state starts with it).
 PLAN = word_layout("PlanHeader", [
-    "version", "ncols", "nplanned", "delimiter", "quote", "escape", "double_quote", "skip_bad_rows",
+    "version", "ncols", "nplanned", "delimiter", "quote", "escape", "double_quote", "row_rules",
     "quoted_nulls", "strings_can_be_null",
     "byte_classes",  # plan offset of the tokenizer's 256-entry byte-class table
     ("nulls", SPELLINGS.size), ("trues", SPELLINGS.size), ("falses", SPELLINGS.size),

@@ -31,6 +31,20 @@ LF = 10
 CR = 13
 NO_CHAR = -1  # "no quote/escape character" in a dialect
 
+# What :func:`tokenize` does with a record of another field count (``row_rules`` bits).
+SKIP_BAD_ROWS = 1  # leave it out and record it (on_bad_lines other than "error"), else an error
+PAD_SHORT_ROWS = 2  # a record with fewer fields gets empty ones (pandas' semantics): not a bad row
+
+
+def record_capacity(length: int, ncols: int, row_rules: int) -> int:
+    """Records that ``length`` bytes can hold at most: each holds ``ncols``
+    bytes (delimiters and a line end), or, padded, one field and a line end.
+
+    >>> record_capacity(100, 5, 0), record_capacity(100, 5, PAD_SHORT_ROWS)
+    (21, 51)
+    """
+    return length // (min(ncols, 2) if row_rules & PAD_SHORT_ROWS else ncols) + 1
+
 
 @njit(nogil=True, cache=True)
 def count_line_breaks(buf, start, end):
@@ -171,15 +185,17 @@ def _record_end(buf, pos, end):
 
 @njit(nogil=True, cache=True)
 def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, double_quote,
-             skip_bad_rows, row_starts, ends, flags, bad_rows, counters):
+             row_rules, row_starts, ends, flags, bad_rows, counters):
     """Splits ``buf[start:end]`` into records of ``ncols`` fields.
 
     Layout (column-major, ``capacity = row_starts.shape[0]``): record ``r``
     starts at ``row_starts[r]``; its field ``j`` ends at ``ends[j * capacity + r]``
     (field ``j > 0`` starts one byte after field ``j - 1`` ends) and has flag
     bits ``flags[j * capacity + r]``. Empty lines are skipped. A record with
-    another field count is an error, or, when ``skip_bad_rows``, is left out
-    and its start offset and field count recorded in ``bad_rows``.
+    another field count is an error, or, with ``row_rules & SKIP_BAD_ROWS``,
+    is left out and its start offset and field count recorded in
+    ``bad_rows``; with ``PAD_SHORT_ROWS`` one with fewer fields gets empty
+    ones (their positions lie past the record, each of length 0).
 
     Returns ``(status, rows, position, line_breaks)``: with ``OK``, ``position``
     is ``end``; with ``NEEDS_MORE`` (the span ends inside a record and not
@@ -236,8 +252,14 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
             pos = _record_end(buf, pos, end)
             record_lines += 1
         lines += record_lines
+        if nfields < ncols and row_rules & PAD_SHORT_ROWS:
+            for j in range(nfields, ncols):  # empty fields: each starts one past the one before ends
+                ends[slot] = ends[slot - capacity] + 1
+                flags[slot] = 0
+                slot += capacity
+            nfields = ncols
         if nfields != ncols:
-            if not skip_bad_rows:
+            if not row_rules & SKIP_BAD_ROWS:
                 return BAD_ROW, rows, record_start, lines - record_lines
             if n_bad < bad_rows.shape[0]:
                 bad_rows[n_bad, 0] = record_start

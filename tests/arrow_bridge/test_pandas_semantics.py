@@ -112,3 +112,63 @@ def test_pandas_dtypes_apply_to_every_chunk():
         got = pd.concat(list(chunks))
     expected = pd.concat(pd.read_csv(io.BytesIO(data), dtype={"n": "Int64", "s": object}, chunksize=2))
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+SHORT_ROWS = {  # pandas reads a record with fewer fields as if the missing ones were empty
+    "a short row": b"a,b,c\n1,x,2\n3\n4,y\n",
+    "the last, without a line end": b"a,b,c\n1,x,2\n3",
+    "quoted and CRLF": b'a,b,c\r\n"1",x,2\r\n"3\r\nz"\r\n4,"y"\r\n',
+    "an empty first field": b"a,b,c\n,\n1,2,3\n",
+}
+
+
+@pytest.mark.parametrize("keywords", [{}, dict(keep_default_na=False), dict(na_filter=False),
+                                      dict(dtype={"c": "Int64"}), dict(usecols=["c", "a"]),
+                                      dict(on_bad_lines="skip"), dict(skip_blank_lines=False)],
+                         ids=["defaults", "keep_default_na", "na_filter", "dtype", "usecols", "skip", "blank lines"])
+@pytest.mark.parametrize("case", list(SHORT_ROWS))
+def test_short_rows_get_empty_fields_as_in_pandas(case, keywords):
+    data = SHORT_ROWS[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
+def test_short_rows_read_alike_on_every_path(tmp_path):
+    data = b"a,b,c\n" + b"".join(b"%d,x%d,%d.5\n" % (i, i, i) if i % 7 else b"%d\n" % i for i in range(3000))
+    path = tmp_path / "short.csv"
+    path.write_bytes(data)
+    expected = arrow_bridge.read_csv(path, semantics="pandas")
+    assert expected.column("c").null_count == len(range(0, 3000, 7))
+    for how in (dict(block_size=64), dict(n_threads=1), dict(device="modern-gen4", block_size=1000),
+                dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
+        assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
+    with arrow_bridge.open_csv(path, semantics="pandas", block_size=1000) as stream:
+        assert stream.read_all().equals(expected)
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend="numpy"), pd.read_csv(path),
+                                  check_exact=True)
+
+
+def test_short_rows_stay_errors_under_pyarrows_semantics():
+    with pytest.raises(arrow_bridge.CsvParseError, match="expected 3 fields, got 1") as raised:
+        arrow_bridge.read_csv(io.BytesIO(SHORT_ROWS["a short row"]))
+    with pytest.raises(pa.ArrowInvalid, match="Expected 3 columns, got 1"):
+        pacsv.read_csv(io.BytesIO(SHORT_ROWS["a short row"]))
+    assert raised.value.line == 3
+
+
+def test_integers_past_int64_are_uint64_as_in_pandas(tmp_path):
+    """pandas infers uint64 where every value is a non-negative integer and some pass int64;
+    pyarrow a double. Small values first, so the spans settle int64 against uint64."""
+    data = b"a,b\n" + b"".join(b"%d,%d\n" % (i, 2**64 - 1 - i if i % 500 == 499 else i) for i in range(3000))
+    path = tmp_path / "unsigned.csv"
+    path.write_bytes(data)
+    expected = arrow_bridge.read_csv(path, semantics="pandas")
+    assert expected.schema.types == [pa.int64(), pa.uint64()]
+    for how in (dict(block_size=100), dict(n_threads=1), dict(device="modern-gen4", block_size=1000),
+                dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
+        assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
+    for backend in ("numpy", "numpy_nullable", "pyarrow"):
+        pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend=backend),
+                                      pd.read_csv(path, **({} if backend == "numpy" else {"dtype_backend": backend})),
+                                      check_exact=True)
+    assert arrow_bridge.read_csv(path).schema.types == pacsv.read_csv(path).schema.types == [pa.int64(), pa.float64()]

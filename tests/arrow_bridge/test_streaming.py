@@ -119,7 +119,7 @@ def test_errors_in_the_first_block_raise_at_open_and_keep_their_type_in_pandas_c
     early = HEADER + rows(1) + b"bad,row\n" + rows(100)
     with pytest.raises(arrow_bridge.CsvParseError, match=f":{line_of(early, b'bad,row')}: .*expected 6 fields, got 2"):
         open_csv(early)
-    late = HEADER + rows(300) + b"bad,row\n"
+    late = HEADER + rows(300) + b"bad,row,3,4,5,6,7\n"  # a long row (pandas pads a short one)
     chunks = arrow_bridge.read_pandas(late, chunksize=100, block_size=500)
     with pytest.raises(arrow_bridge.CsvParseError, match=f":{line_of(late, b'bad,row')}: .*expected 6 fields"):
         list(chunks)

@@ -83,6 +83,14 @@ def test_edge_cases_match_the_host(body: bytes) -> None:
     _assert_same(body, block_size=32)
 
 
+@pytest.mark.parametrize("body", [
+    b"a,b,c\n" + b"1,x,2\n3\n" * 20,  # a short row: empty fields under pandas' semantics
+    b"a\n" + b"+5\n0x1f\n" * 20,  # pandas' integers: "+5" an int, "0x1f" text
+])
+def test_pandas_semantics_match_the_host(body: bytes) -> None:
+    _assert_same(body, block_size=32, semantics="pandas")
+
+
 def test_explicit_types_and_usecols() -> None:
     data = _plain_file(60, seed=3)
     _assert_same(data, block_size=256, dtype={"id": "int64", "qty": "float64", "flag": "bool"},
