@@ -148,7 +148,9 @@ class EmptyLineRows:
         text = span.buf[: result.parsed] if len(span.buf) >= result.parsed else \
             self.host.span_text(span, result.parsed)
         offsets = empty_line_offsets(text, self.read.dialect)
-        if not len(offsets):
+        if not len(offsets):  # nothing to write out: converted again as any span is, or types never settle
+            if targets is not None:
+                self.host.reconvert(result, targets)
             return
         filled = with_empty_rows(text, offsets, self.read.ncols, self.read.dialect)
         tokens = self.host.tokenize(filled, True, SpanResult(span))

@@ -175,6 +175,8 @@ def test_parse_options(name, options):
     FILES["empty_lines"], FILES["one_column"], b"\n\na\n1\n\n3\n", b"a,b\n1,2\n\n", b"a,b\n\n\n",
     b'a,b\n"x\n\ny",1\n\n2,3\n', b"a,b\r\n1,2\r\n\r\n3,4\r\n", b"a\nx\n\n\ny\n", b"a,b\n1,2\n\n3,4,5\n",
     b"a,b\n" + b"".join(b"%d,x\n\n" % i for i in range(300)) + b"1.5,\n",
+    # a span without empty lines whose column widens in a later span: it hung, never reconverted
+    b"a,b\n1,2\n\nx,4\n5,6\n7,8\n9,10\n", b',a\n,"q,r"\n"q,r",\n',
 ], ids=itertools.count())
 @pytest.mark.parametrize("block_size", [16, 1 << 20])
 def test_ignore_empty_lines_false(data, block_size):
