@@ -435,8 +435,7 @@ def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) ->
     """The source and options reading only the data rows in ``byte_range``."""
     names = opts.column_names
     if names is None:  # the file's own header names the columns
-        pre = read_preamble(src, opts)
-        names, opts = pre.names, pre.typed(opts)
+        names = read_preamble(src, opts).names
     start, stop = (int(v) for v in byte_range)
     opts = dataclasses.replace(opts, column_names=tuple(names), header=False, skip_rows=0,
                                skip_rows_after_names=0)

@@ -9,7 +9,7 @@ other per-column keywords can use the names the DataFrame will have.
 from __future__ import annotations
 
 import re
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Sequence
 
 #: The names pandas makes up for empty header fields (with a repeat's suffix).
 _UNNAMED = re.compile(r"Unnamed: \d+(?:_level_\d+)?(?:\.\d+)*")
@@ -42,30 +42,16 @@ def deduplicated(names: Sequence[str], unnamed: Sequence[int] = ()) -> list[str]
     return out
 
 
-def pandas_header(fields: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+def pandas_header(fields: Sequence[str]) -> list[str]:
     """The names ``pandas.read_csv`` gives a header row's ``fields``: an empty
     field at position ``i`` is ``Unnamed: i``, then repeats are made unique
-    (:func:`deduplicated`). Also returns, for each renamed repeat, the name it
-    repeats (pandas gives it that name's ``dtype``: :func:`inherited_types`).
+    (:func:`deduplicated`).
 
     >>> pandas_header(["", "a", "a", ""])
-    (['Unnamed: 0', 'a', 'a.1', 'Unnamed: 3'], {'a.1': 'a'})
+    ['Unnamed: 0', 'a', 'a.1', 'Unnamed: 3']
     """
     unnamed = [i for i, field in enumerate(fields) if field == ""]
-    named = [f"Unnamed: {i}" if field == "" else field for i, field in enumerate(fields)]
-    names = deduplicated(named, unnamed)
-    return names, {new: old for new, old in zip(names, named) if new != old}
-
-
-def inherited_types(types: Mapping[Hashable, Any], renamed: Mapping[str, str]) -> dict[Hashable, Any]:
-    """``types`` (``dtype`` by column) with each renamed repeat given the type
-    asked for the name it repeats, where none is asked for its own name.
-
-    >>> inherited_types({"a": "int32"}, {"a.1": "a"})
-    {'a': 'int32', 'a.1': 'int32'}
-    """
-    extra = {new: types[old] for new, old in renamed.items() if old in types and new not in types}
-    return {**types, **extra}
+    return deduplicated([f"Unnamed: {i}" if field == "" else field for i, field in enumerate(fields)], unnamed)
 
 
 def is_unnamed(name: Any) -> bool:

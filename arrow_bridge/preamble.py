@@ -10,11 +10,11 @@ empty and repeated names are pandas' (:mod:`arrow_bridge.column_names`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from arrow_bridge.column_names import inherited_types, pandas_header
+from arrow_bridge.column_names import pandas_header
 
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
@@ -38,14 +38,6 @@ class Preamble:
     data_line: int  # 1-based line number there
     prefix: np.ndarray  # bytes read past data_offset
     eof: bool
-    renamed: dict[str, str] = field(default_factory=dict)  # pandas' renamed repeats: {new name: the name}
-
-    def typed(self, opts: CsvOptions) -> CsvOptions:
-        """``opts`` with each renamed repeat typed as the name it repeats
-        (pandas' ``dtype={"a": ...}`` types ``a.1`` too)."""
-        if not self.renamed or not opts.column_types:
-            return opts
-        return replace(opts, column_types=inherited_types(opts.column_types, self.renamed))
 
 
 #: The preamble's first read, which becomes the first span (SpanCutter): small,
@@ -102,16 +94,15 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
             raise CsvParseError(source.name, _line_at(data, header_at), None, header_at,
                                 "empty CSV file: no header row")
         names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in fields]
-    renamed: dict[str, str] = {}
     if opts.header and opts.column_names is None and opts.semantics == "pandas":
-        names, renamed = pandas_header(names)
+        names = pandas_header(names)
     if opts.column_names is not None:
         names = list(opts.column_names)
     elif not opts.header:
         fields, _ = _record(data, pos, opts)
         names = [f"f{i}" for i in range(len(fields))]
     pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
-    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, renamed)
+    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof)
 
 
 def _line_at(data: "_Buffered", pos: int) -> int:

@@ -198,7 +198,6 @@ class CsvReader:
         if not pre.names:
             raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,
                                 "empty CSV file: cannot infer the number of columns")
-        self.opts = pre.typed(self.opts)
         self.plan = ReadPlan.build(self.source, self.opts, pre.names)
         self.types = TypeState(self.plan)
         self.errors = SpanErrors(self.plan)

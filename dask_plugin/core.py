@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
 import pandas as pd
@@ -30,7 +30,6 @@ import pyarrow as pa
 
 import arrow_bridge
 from arrow_bridge.api import to_pandas
-from arrow_bridge.column_names import inherited_types
 from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.options import resolve_options
 from arrow_bridge.preamble import read_preamble
@@ -86,7 +85,6 @@ class FilePlan:
     names: tuple[str, ...]
     data_offset: int
     planner: Optional[RangePlanner] = None
-    renamed: Mapping[str, str] = field(default_factory=dict)  # pandas' renamed repeats (Preamble.renamed)
 
 
 def read_csv(
@@ -355,7 +353,7 @@ def read_file_plan(file: FileInfo, reader_options: dict, storage_options: Option
                 return FilePlan(file, tuple(opts.column_names), 0)
             raise
         planner = _probe_cuts(src, file, pre.data_offset, blocksize, page_size, reader_options)
-    return FilePlan(file, tuple(pre.names), pre.data_offset, planner, pre.renamed)
+    return FilePlan(file, tuple(pre.names), pre.data_offset, planner)
 
 
 def _probe_cuts(src: ByteSource, file: FileInfo, data_offset: int, blocksize: Optional[int], page_size: int,
@@ -384,8 +382,6 @@ def sample_table(plans: Sequence[FilePlan], reader_options: dict, sample: int,
     bytes of data of the first file that has data (their types are the
     read's); and the names of the columns typed by the user's ``dtype``."""
     plan = next((p for p in plans if p.file.size > p.data_offset or p.file.compressed), plans[0])
-    if isinstance(reader_options.get("dtype"), Mapping) and plan.renamed:  # pandas: a.1 takes a's dtype
-        reader_options = {**reader_options, "dtype": inherited_types(reader_options["dtype"], plan.renamed)}
     if plan.file.compressed:  # cannot seek: its first rows
         table = arrow_bridge.read_csv(plan.file.path, **reader_options, nrows=max(sample // 64, 1000),
                                       storage_options=storage_options)

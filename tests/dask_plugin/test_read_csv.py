@@ -378,10 +378,10 @@ def test_storage_options_never_show_in_errors_reprs_or_task_keys(sync):
     assert not [text for text in shown if secret in text]
 
 
-@pytest.mark.parametrize("keywords", [{}, dict(usecols=["c", "Unnamed: 0"]), dict(dtype={"a": "float32"})],
+@pytest.mark.parametrize("keywords", [{}, dict(usecols=["c", "Unnamed: 0"]), dict(dtype={"a.1": "float32"})],
                          ids=["names", "usecols order", "a repeat's dtype"])
 def test_backend_switch_names_columns_as_the_pandas_backend(sync, tmp_path, keywords):
-    """An empty header field is ``Unnamed: i``, a repeat ``a.1`` (taking ``a``'s dtype), ``usecols``
+    """An empty header field is ``Unnamed: i``, a repeat ``a.1`` (with a dtype of its own), ``usecols``
     come in the file's order; a projection still gets its own order."""
     path = tmp_path / "indexed.csv"
     path.write_text(",a,c,a\n" + "".join(f"{i},{i},x{i},{i}.5\n" for i in range(2000)))
