@@ -12,7 +12,7 @@ import re
 from typing import Any, Sequence
 
 #: The names pandas makes up for empty header fields (with a repeat's suffix).
-_UNNAMED = re.compile(r"Unnamed: \d+(?:_level_\d+)?(?:\.\d+)*")
+_UNNAMED = re.compile(r"Unnamed: \d+(?:\.\d+)*")
 
 
 def deduplicated(names: Sequence[str], unnamed: Sequence[int] = ()) -> list[str]:

@@ -137,7 +137,7 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
 
 @functools.lru_cache(maxsize=1024)
 def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
-                     pandas_ints: bool = False) -> ConversionSpec:
+                     pandas_ints: bool) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))

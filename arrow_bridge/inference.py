@@ -44,9 +44,14 @@ def inference_ladder(rules: ValueRules) -> tuple[pa.DataType, ...]:
     >>> [str(t) for t in inference_ladder(ValueRules.from_options(CsvOptions(semantics="pandas")))][:5]
     ['null', 'int64', 'uint64', 'bool', 'null']
     """
-    skipped = _is_temporal if not rules.infer_dates else lambda t: False
-    return tuple(pa.null() if skipped(t) or (t == pa.uint64() and not rules.pandas_ints) else t
-                 for t in INFERENCE_LADDER)
+    return tuple(t if _inferred(t, rules) else pa.null() for t in INFERENCE_LADDER)
+
+
+def _inferred(type_: pa.DataType, rules: ValueRules) -> bool:
+    """Whether inference under ``rules`` may settle on ``type_``."""
+    if _is_temporal(type_):
+        return rules.infer_dates
+    return rules.pandas_ints if type_ == pa.uint64() else True
 
 
 def _is_temporal(type_: pa.DataType) -> bool:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from arrow_bridge.column_names import pandas_header
-
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
 from arrow_bridge.jit import njit

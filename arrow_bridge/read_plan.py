@@ -70,20 +70,18 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
         wanted = _in_file_order(wanted, names)
     shown = len(wanted)
     if opts.include_columns is not None:  # the columns only the span stages read, hidden
-        chosen = {names[key] if isinstance(key, int) and -len(names) <= key < len(names) else key for key in wanted}
+        chosen = {key if (position := _position(key, names)) is None else names[position] for key in wanted}
         wanted = [*wanted, *(name for name in stage_columns(opts, names) if name not in chosen)]
-    missing = [key for key in wanted
-               if (key not in names if isinstance(key, str) else not -len(names) <= key < len(names))]
+    missing = [key for key in wanted if _position(key, names) is None]
     if missing and not opts.include_missing_columns:
         raise MissingColumnsError(missing, opts.columns_keyword)
     plans = []
     for key in wanted:
-        if isinstance(key, int):
-            if not -len(names) <= key < len(names):
-                raise IndexError(f"usecols position {key} is out of range for {len(names)} columns")
-            index, name = key % len(names), names[key]
-        elif key in names:
-            index, name = list(names).index(key), key
+        position = _position(key, names)
+        if position is not None:
+            index, name = position, names[position]
+        elif isinstance(key, int):
+            raise IndexError(f"usecols position {key} is out of range for {len(names)} columns")
         else:  # include_missing_columns: a column of nulls
             index, name = -1, key
         requested, own_nulls = _requested_type(opts, name, index), _own_nulls(opts, name, index)
@@ -94,18 +92,21 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
     return plans
 
 
+def _position(key: str | int, names: Sequence[str]) -> Optional[int]:
+    """The file position of a column given by name or (pandas) position; None if the file lacks it."""
+    if isinstance(key, int):
+        return key % len(names) if -len(names) <= key < len(names) else None
+    return names.index(key) if key in names else None
+
+
 def _in_file_order(keys: Sequence[str | int], names: Sequence[str]) -> list[str | int]:
     """pandas' ``usecols``: a set of columns, given in the file's order, each once
-    (a key that is not a column keeps its place after them, for the error)."""
-    def position(key: str | int) -> int:
-        if isinstance(key, int):
-            return key % len(names) if -len(names) <= key < len(names) else len(names)
-        return list(names).index(key) if key in names else len(names)
-
-    first = {}
+    (a key that is not a column comes after them, for the error)."""
+    first: dict = {}
     for key in keys:
-        first.setdefault(position(key) if position(key) < len(names) else key, key)
-    return sorted(first.values(), key=position)
+        position = _position(key, names)
+        first.setdefault(key if position is None else position, (len(names) if position is None else position, key))
+    return [key for _, key in sorted(first.values(), key=lambda item: item[0])]
 
 
 def stage_columns(opts: CsvOptions, names: Sequence[str]) -> list[str]:
