@@ -19,7 +19,7 @@ import math
 import threading
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +52,31 @@ class _Column:
     slot: int
     dtype: type  # value dtype of the Arrow array (narrower ints are cast from int64)
     large: bool  # int64 string offsets
+
+
+class ColumnBuffers(NamedTuple):
+    """One column of a span's fused outputs, as slices of them (see
+    :meth:`FastPlan.column_buffers`): the validity bitmap (from bit 0), then
+    the values (a bitmap for booleans) or the string offsets and bytes. The
+    Arrow array takes them as they are, except string offsets of a large type
+    and ints narrower than int64 (both stored wider)."""
+
+    column: _Column
+    nulls: int
+    validity: Any = None
+    values: Any = None  # values, a boolean bitmap, or string offsets (int32)
+    data: Any = None  # string bytes
+
+    @property
+    def as_stored(self) -> bool:
+        """Whether the column's Arrow array is these very buffers (not widened
+        string offsets, not ints cast narrower; a null column has none)."""
+        c = self.column
+        if c.kind == columns.NULL:
+            return False
+        if self.data is not None:
+            return not c.large
+        return not (c.storage == _I64 and c.kind == columns.SIGNED and self.values.dtype != c.dtype)
 
 
 def _storage_of(spec, type_: pa.DataType) -> int:
@@ -186,32 +211,43 @@ class FastPlan:
         """Room for the string columns' values of a span: one stretch each."""
         return self.counts[_STR] * data_stride(span_bytes)
 
-    def wrap(self, rows: int, out: "FusedBuffers") -> dict[int, pa.Array]:
-        """The kernel's output rows as ``{file column: array}``: values and
-        validity zero-copy (``out`` may be views of a device arena), string
-        data copied out at its exact size (it lies in a reused workspace)."""
+    def column_buffers(self, rows: int, out: "FusedBuffers") -> Iterator[ColumnBuffers]:
+        """Each column's slices of the kernel's outputs ``out``, in Arrow's
+        layout and without a copy, whatever memory ``out`` lies in (host
+        arrays, a device arena's views, GPU arrays): the one place that knows
+        where a column's values are."""
         storage = {_I64: out.i64, _I32: out.i32, _F64: out.f64}
         bitmap_bytes = (rows + 7) // 8
-        arrays = {}
         for c in self.columns:
             nulls = int(out.null_counts[c.index])
             if c.kind == columns.NULL:
-                arrays[c.index] = pa.nulls(rows)
+                yield ColumnBuffers(c, nulls)
                 continue
             bitmap = out.validity[c.index, :bitmap_bytes]
             if c.storage == _STR:
                 base = c.slot * out.stride
-                values = out.data[base: base + out.data_used[c.slot]].copy()
-                offs = out.offsets[c.slot, : rows + 1]
-                arrays[c.index] = wrap_buffers(c.type, rows, bitmap, nulls, offs.astype(np.int64) if c.large else offs,
-                                        values)
+                yield ColumnBuffers(c, nulls, bitmap, out.offsets[c.slot, : rows + 1],
+                                    out.data[base: base + int(out.data_used[c.slot])])
             elif c.storage == _BITS:
-                arrays[c.index] = wrap_buffers(c.type, rows, bitmap, nulls, out.bits[c.slot, :bitmap_bytes])
+                yield ColumnBuffers(c, nulls, bitmap, out.bits[c.slot, :bitmap_bytes])
             else:
-                values = storage[c.storage][c.slot, :rows]
-                if values.dtype != c.dtype and c.storage == _I64 and c.kind == columns.SIGNED:
-                    values = values.astype(c.dtype)
-                arrays[c.index] = wrap_buffers(c.type, rows, bitmap, nulls, values)
+                yield ColumnBuffers(c, nulls, bitmap, storage[c.storage][c.slot, :rows])
+
+    def wrap(self, rows: int, out: "FusedBuffers") -> dict[int, pa.Array]:
+        """The kernel's output rows as ``{file column: array}``: values and
+        validity zero-copy (``out`` may be views of a device arena), string
+        data copied out at its exact size (it lies in a reused workspace)."""
+        arrays = {}
+        for b in self.column_buffers(rows, out):
+            c = b.column
+            if c.kind == columns.NULL:
+                arrays[c.index] = pa.nulls(rows)
+            elif b.data is not None:
+                offsets = b.values if b.as_stored else b.values.astype(np.int64)
+                arrays[c.index] = wrap_buffers(c.type, rows, b.validity, b.nulls, offsets, b.data.copy())
+            else:
+                values = b.values if b.as_stored else b.values.astype(c.dtype)
+                arrays[c.index] = wrap_buffers(c.type, rows, b.validity, b.nulls, values)
         return arrays
 
 

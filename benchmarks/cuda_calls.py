@@ -5,7 +5,8 @@ on the H200 their number, not the bytes, decided how long a read took into GPU
 memory (docs/gpu.md). The counts need no GPU: the reads run on Numba's CUDA
 simulator, whose API this script wraps to count host -> GPU copies, GPU ->
 host copies, ``to_device`` calls, kernel launches, device allocations and
-events made, for the three paths (host, emulated-SSD P2P, GPU parse)::
+events made, and the bytes each way, for the three paths (host, emulated-SSD
+P2P, GPU parse)::
 
     python -m benchmarks.cuda_calls [--rows 20000] [--gpu-rows 2000] [--data-dir data] [--out benchmarks/results]
 
@@ -66,8 +67,10 @@ def count(path: Path, options: dict[str, Any], calls: collections.Counter) -> di
     calls.clear()
     table = cuda_p2p.read_csv(path, **options)
     spans = table.stats.spans_parsed_on_gpu if options.get("gpu_share") else None
+    stats = table.stats
     return {"calls": dict(sorted(calls.items())), "chunks_per_column": _chunks(path, options),
-            "gpu_spans": spans, "bytes": path.stat().st_size}
+            "gpu_spans": spans, "bytes": path.stat().st_size,
+            "moved": {"host->GPU": stats.h2d_bytes, "GPU->GPU": stats.d2d_bytes, "GPU->host": stats.d2h_bytes}}
 
 
 def _chunks(path: Path, options: dict[str, Any]) -> int:
@@ -102,7 +105,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         results = {name: count(files.get(name, files["host"]), options, calls) for name, options in PATHS.items()}
     for name, result in results.items():
         print(f"{name:5} {result['bytes'] / 1e6:6.1f} MB, {result['chunks_per_column']} chunks a column: "
-              + ", ".join(f"{k} {v}" for k, v in result["calls"].items()))
+              + ", ".join(f"{k} {v}" for k, v in result["calls"].items())
+              + "; bytes " + ", ".join(f"{k} {v:,}" for k, v in result["moved"].items()))
     payload = {"host": host_info(), "args": {"rows": args.rows, "gpu_rows": args.gpu_rows}, "paths": results}
     print(f"-> {write_result('cuda-calls.json', payload, args.out)}")
     return 0

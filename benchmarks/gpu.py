@@ -227,7 +227,8 @@ def _gpu_table_facts(table: Any) -> dict[str, Any]:
                   "spans_parsed_elsewhere": stats.spans_parsed_elsewhere, "gpu_parse_s": stats.gpu_parse_seconds,
                   "gpu_text_copy_s": stats.gpu_text_seconds, "gpu_busy_s": stats.gpu_busy_seconds,
                   "gpu_parse_gb_per_s": stats.gpu_parse_gb_per_s,
-                  "gpu_parse_steps_s": stats.gpu_parse_steps}
+                  "gpu_parse_steps_s": stats.gpu_parse_steps, "d2h_bytes": stats.d2h_bytes,
+                  "d2d_bytes": stats.d2d_bytes}
     if table.report is not None:
         facts |= {"modeled_makespan_s": table.report.makespan_s, "p2p_bytes": table.report.bytes["p2p"],
                   "host_link_bytes": table.report.bytes["host_link"]}

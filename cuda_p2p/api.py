@@ -53,7 +53,7 @@ def read_csv(source: Any, *, device: Any = None, split: str = "host", gpu_share:
     {'a': [1, 2], 'b': ['x', '']}
     """
     runtime.cuda()  # a clear error before any parsing when there is no GPU
-    offload = [GpuExecutor(HostExecutor(), gpu_share)] if gpu_share > 0 else []
+    offload = [GpuExecutor(HostExecutor(), gpu_share, keep_on_gpu=True)] if gpu_share > 0 else []
     delivery = SpanDelivery(bytes_to_parse(source, options.get("byte_range")), staging_bytes, batch_bytes)
     stats = TransferStats(path="p2p" if device is not None else ("gpu" if gpu_share > 0 else "host"))
     try:

@@ -165,6 +165,7 @@ class TransferStats:
 
     path: str = "host"  # "host" (host parse, pinned copies), "p2p" (device arenas), "gpu" (GPU-parsed)
     h2d_bytes: int = 0
+    d2d_bytes: int = 0  # placed GPU to GPU: columns of GPU-parsed spans, never sent up again
     copies: int = 0  # host -> GPU copies
     launches: int = 0  # kernels launched to place them (bitmaps, zeroing)
     allocations: int = 0  # GPU buffers allocated for them
@@ -203,6 +204,7 @@ class TransferStats:
     def add_copies(self, stager: Any) -> None:
         """Counts what a :class:`~cuda_p2p.transfer.PinnedStager` copied."""
         self.h2d_bytes += stager.copied
+        self.d2d_bytes += stager.copied_on_gpu
         self.copies += stager.copies
         self.launches += stager.launches
         self.allocations += stager.allocations
@@ -265,7 +267,8 @@ class GpuTable:
         for name, column in zip(self.column_names, self.columns):
             nulls = f", {column.null_count:,} null" if column.null_count else ""
             lines.append(f"  {name:<{width}}  {str(column.type):<16} {format_bytes(column.nbytes):>10}{nulls}")
-        back = f", {format_bytes(self.stats.d2h_bytes)} GPU->host" if self.stats.d2h_bytes else ""
+        back = f", {format_bytes(self.stats.d2d_bytes)} GPU->GPU" if self.stats.d2d_bytes else ""
+        back += f", {format_bytes(self.stats.d2h_bytes)} GPU->host" if self.stats.d2h_bytes else ""
         lines.append(f"  (arrived by {self.stats.path}: {format_bytes(self.stats.h2d_bytes)} host->GPU "
                      f"in {self.stats.copies} copies{back})")
         return "\n".join(lines)

@@ -7,6 +7,8 @@ batch goes to a thread of the delivery's own, which copies its columns into
 GPU buffers (:class:`~cuda_p2p.transfer.ColumnBuilder`, sized from the first span's
 density and the source's size, grown if that falls short): a batch costs a
 few CUDA calls per column whether it holds 16 host spans or 250 device tasks.
+A span the GPU parsed comes with its columns still on the GPU
+(``SpanResult.kept_copies``): those are placed GPU to GPU, a few calls each.
 When the read is done, each column of the finished Table is matched with what
 was copied: if its chunks are the very arrays that were copied, in the same
 order, the GPU column is ready; otherwise (a type settled at the end of the
@@ -63,7 +65,9 @@ class SpanDelivery:
         self.estimates: dict[int, tuple[int, int]] = {}  # output column -> (rows, string bytes) to size it for
         self.builders: dict[int, ColumnBuilder] = {}  # the copying thread's, until finish()
         self.copied: dict[int, list[tuple]] = {}  # output column -> identities of the chunks copied
-        self.pending: dict[int, list[pa.Array]] = defaultdict(list)  # the batch not yet handed over
+        #: the batch not yet handed over: per output column, its chunks, each with its copy
+        #: on the GPU where the span was parsed there (else None)
+        self.pending: dict[int, list[tuple[pa.Array, Optional[GpuColumn]]]] = defaultdict(list)
         self.pending_bytes = 0
         self.batches = 0
         self.copying = ThreadPoolExecutor(1, thread_name_prefix="ndp-gpu-delivery",
@@ -73,6 +77,7 @@ class SpanDelivery:
 
     # ---- the SpanSink protocol -------------------------------------------------------------------
     def checked(self, result: SpanResult) -> None:
+        kept, result.kept_copies = result.kept_copies, []  # taken: the result may live as long as the read
         for j, array in enumerate(result.columns):
             if array is None:
                 continue  # a column the file lacks: the Table's nulls are copied at the end
@@ -80,9 +85,10 @@ class SpanDelivery:
                 self._first_chunk(j, array, result)
             if self.types[j] != array.type:  # a type that changed (or is not delivered so): copied at the end
                 self.types[j] = None
-                self.pending_bytes -= sum(a.nbytes for a in self.pending.pop(j, ()))
+                self.pending_bytes -= sum(a.nbytes for a, _ in self.pending.pop(j, ()))
                 continue
-            self.pending[j].append(array)
+            copy = kept[j] if j < len(kept) and kept[j] is not None and kept[j][0] is array else None
+            self.pending[j].append((array, copy[1] if copy is not None else None))
             self.pending_bytes += array.nbytes
             self.copied[j].append(chunk_identity(array))
         if self.pending_bytes >= self.batch_bytes:
@@ -111,13 +117,16 @@ class SpanDelivery:
             self.batches += 1
             self.handed.append(self.copying.submit(self._copy, batch))
 
-    def _copy(self, batch: dict[int, list[pa.Array]]) -> None:
+    def _copy(self, batch: dict[int, list[tuple[pa.Array, Optional[GpuColumn]]]]) -> None:
         """On the copying thread: each column's chunks after its rows so far."""
-        for j, chunks in batch.items():
+        for j, pairs in batch.items():
+            chunks, on_gpu = zip(*pairs)
             if j not in self.builders:
                 rows, data = self.estimates[j]
                 self.builders[j] = ColumnBuilder(chunks[0].type, rows, data, self.stager)
-            self.builders[j].append_batch(chunks)
+            self.builders[j].append_batch(chunks, on_gpu)
+        if any(c is not None for pairs in batch.values() for _, c in pairs):
+            self.stager.finish()  # the spans' GPU buffers are freed with the batch: copied out first
 
     def _copied_all(self) -> None:
         """Waits for the batches handed over; the first failure is raised here

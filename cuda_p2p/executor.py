@@ -31,13 +31,19 @@ GPU = "gpu"  # SpanResult.side of a span the GPU parsed
 
 
 class GpuExecutor:
-    """Parses ``share`` of the spans (0..1, spread evenly in file order) on the GPU."""
+    """Parses ``share`` of the spans (0..1, spread evenly in file order) on the GPU.
 
-    def __init__(self, host: HostExecutor, share: float = 1.0):
+    ``keep_on_gpu``: a span's columns stay on the GPU too, in buffers of their
+    own, handed to the reader's sinks as the result's ``kept_copies`` (the
+    delivery of :func:`cuda_p2p.read_csv` places them GPU to GPU).
+    """
+
+    def __init__(self, host: HostExecutor, share: float = 1.0, keep_on_gpu: bool = False):
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"share={share!r}: the fraction of spans parsed on the GPU, from 0 to 1")
         self.host = host
         self.share = share
+        self.keep_on_gpu = keep_on_gpu
         self.read: Optional[ReadPlan] = None
         self.spans_seen = 0
         self.parsed_on_gpu = 0
@@ -67,9 +73,12 @@ class GpuExecutor:
             with self._lock:
                 self.declined += 1
             return self.host.parse(span, plan)
-        result.nrows, result.line_breaks, arrays = parsed
+        result.nrows, result.line_breaks, arrays, on_gpu = parsed
         result.parsed = len(span.buf)
         result.columns = self.read.planned_columns(arrays)
+        if on_gpu:
+            result.kept_copies = [(array, on_gpu[c.index]) if c.index in on_gpu else None
+                                  for array, c in zip(result.columns, self.read.columns)]
         result.rungs = [plan.rungs[j] if c.inferred else -1 for j, c in enumerate(self.read.columns)]
         result.side = GPU
         result.seconds = time.perf_counter() - started
@@ -93,5 +102,5 @@ class GpuExecutor:
             return None
         with self._lock:
             if fast not in self._parsers:
-                self._parsers[fast] = GpuSpanParser(fast, self.time, self.lanes)
+                self._parsers[fast] = GpuSpanParser(fast, self.time, self.lanes, self.keep_on_gpu)
             return self._parsers[fast]

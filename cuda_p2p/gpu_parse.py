@@ -14,7 +14,9 @@ microseconds from Python) and no allocation once its lane's buffers have
 grown (``python -m benchmarks.cuda_calls`` counts them). The outputs come back as
 :class:`arrow_bridge.fast_path.FusedBuffers`, wrapped into Arrow arrays by
 the span's :class:`~arrow_bridge.fast_path.FastPlan` exactly as the host's
-are. A span the kernels decline (see :mod:`cuda_p2p.kernels.fields`)
+are; with ``keep_on_gpu`` the same columns also stay on the GPU, in buffers
+of the span's own (two more allocations a span), for the delivery to place
+GPU to GPU. A span the kernels decline (see :mod:`cuda_p2p.kernels.fields`)
 returns None and the host parses it.
 
 >>> from cuda_p2p.gpu_parse import gpu_kinds
@@ -33,7 +35,7 @@ import numba as nb
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.fast_path import FastPlan, FusedBuffers
+from arrow_bridge.fast_path import ColumnBuffers, FastPlan, FusedBuffers
 from arrow_bridge.jit import load_numba
 from arrow_bridge.kernels import columns
 from arrow_bridge.kernels.fused import SKIP, STRING
@@ -51,6 +53,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from cuda_p2p import runtime
+from cuda_p2p.columns import GpuColumn
 from cuda_p2p.transfer import DEFAULT_STAGING, PinnedStager
 
 load_numba()  # the host kernels the span parser below calls are typed by Numba from here on
@@ -158,15 +161,23 @@ class GpuSpanParser:
     its outputs copied out) overlaps another's; only kernel launches take
     turns (Numba's simulator runs no two kernels at once)."""
 
-    def __init__(self, plan: FastPlan, time_spent: Optional[GpuParseTime] = None, lanes: Optional[LanePool] = None):
+    def __init__(self, plan: FastPlan, time_spent: Optional[GpuParseTime] = None, lanes: Optional[LanePool] = None,
+                 keep_on_gpu: bool = False):
         self.plan = plan
+        self.keep_on_gpu = keep_on_gpu
         self.time = time_spent if time_spent is not None else GpuParseTime()
         self.lanes = lanes if lanes is not None else LanePool()
         self._device_plan: Optional[dict[str, Any]] = None
         self._plan_lock = threading.Lock()
 
-    def parse(self, buf: np.ndarray, counters: np.ndarray) -> Optional[tuple[int, int, dict[int, pa.Array]]]:
-        """``(rows, line_breaks, {file column: array})``, or None when the host must parse the span."""
+    def parse(self, buf: np.ndarray, counters: np.ndarray
+              ) -> Optional[tuple[int, int, dict[int, pa.Array], dict[int, GpuColumn]]]:
+        """``(rows, line_breaks, {file column: array}, {file column: the same on the GPU})``,
+        or None when the host must parse the span. The GPU columns are there
+        with ``keep_on_gpu``, for the columns whose Arrow arrays are the
+        kernels' buffers as they are (not large strings, not narrow ints):
+        buffers of the span's own, which the delivery copies into place on the
+        GPU instead of sending the arrays up again."""
         if len(buf) == 0 or buf[-1] != _LF:
             return None
         with self.lanes.lane() as lane:
@@ -178,12 +189,13 @@ class GpuSpanParser:
         if parsed is None:
             return None
         self.time.add(len(buf), laps.steps, (text_there, laps.last))
-        rows, lines, out = parsed
+        rows, lines, out, on_gpu = parsed
         self._count(counters, len(buf), rows, out)
-        return rows, lines, self.plan.wrap(rows, out)
+        return rows, lines, self.plan.wrap(rows, out), on_gpu
 
     # ---- steps --------------------------------------------------------------------------------
-    def _parse(self, lane: _Lane, buf: np.ndarray, text: Any, laps: _Laps) -> Optional[tuple[int, int, FusedBuffers]]:
+    def _parse(self, lane: _Lane, buf: np.ndarray, text: Any, laps: _Laps
+               ) -> Optional[tuple[int, int, FusedBuffers, dict[int, GpuColumn]]]:
         from cuda_p2p.kernels import bits, fields
 
         bounds = self._record_ends(lane, text, len(buf))
@@ -214,16 +226,36 @@ class GpuSpanParser:
         listed = int(small["host_floats_used"][0])
         flags = layout.region(out, "flags", "valid")
         lane.launch(bits.pack_bits, max(flags.shape[0] // 8, 1), flags, layout.region(out, "bits", "validity"))
+        kept = _kept_outputs(lane, layout, out) if self.keep_on_gpu else None
         lane.take(layout.region(out, "i64", "validity"), layout.region(host, "i64", "validity"))
         laps("back")
         if listed and not round_on_host(buf, lane.to_host(out["host_floats"][:listed]), host["f64"],
                                         rules.decimal_point):
             return None
+        if listed and kept is not None:  # the GPU's copy takes the host's roundings too (rare: one copy)
+            kept["f64"].copy_to_device(host["f64"], stream=lane.stream)
         laps("host_floats")
-        offsets, data, stride, used = self._strings(lane, text, out, lane.to_host(out["str_len"]), rows, cap)
+        offsets, data, stride, used, area = self._strings(lane, text, out, lane.to_host(out["str_len"]), rows, cap)
         laps("strings")
+        on_gpu = {}
+        if kept is not None:
+            on_gpu = self._columns_on_gpu(rows, kept, small["null_counts"], stride, used, area)
+            if area is not None:
+                lane.work.give_up("strings")  # the columns keep it: the lane's next span gets another
+            lane.wait()  # all of them in place before another stream reads them
         return rows, lines, FusedBuffers(host["i64"], host["i32"], host["f64"], host["bits"], offsets, data, stride,
-                                         used, host["validity"], small["null_counts"])
+                                         used, host["validity"], small["null_counts"]), on_gpu
+
+    def _columns_on_gpu(self, rows: int, kept: dict[str, Any], null_counts: np.ndarray, stride: int,
+                        used: np.ndarray, strings: Optional[dict[str, Any]]) -> dict[int, GpuColumn]:
+        """The span's columns as GPU columns over its kept outputs and string area."""
+        if strings is not None:
+            offsets, data = strings["offsets"], strings["data"].reshape(strings["data"].size)
+        else:
+            offsets, data = np.zeros((0, rows + 1), dtype=np.int32), np.zeros(0, dtype=np.uint8)
+        outputs = FusedBuffers(kept["i64"], kept["i32"], kept["f64"], kept["bits"], offsets, data, stride, used,
+                               kept["validity"], null_counts)
+        return {b.column.index: _gpu_column(b, rows) for b in self.plan.column_buffers(rows, outputs) if b.as_stored}
 
     def _record_ends(self, lane: _Lane, text: Any, n: int) -> Optional[tuple[Any, int]]:
         """Every record's end (its LF) as a device array, and the span's line breaks."""
@@ -246,9 +278,10 @@ class GpuSpanParser:
         return ends, int(breaks)
 
     def _strings(self, lane: _Lane, text: Any, out: dict, lengths: np.ndarray, rows: int, cap: int
-                 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray, Optional[dict[str, Any]]]:
         """Offsets (a scan of the lengths, on the host: one number per value)
-        and the bytes, copied on the GPU."""
+        and the bytes, copied on the GPU: ``(offsets, bytes, stride, used, the
+        GPU's offsets and bytes)`` (None for the last without string columns)."""
         from cuda_p2p.kernels import fields
 
         offsets = np.zeros((lengths.shape[0], cap + 1), dtype=np.int32)
@@ -256,7 +289,7 @@ class GpuSpanParser:
         used = offsets[:, rows].astype(np.int64)
         stride = int(used.max(initial=0)) + 8
         if not lengths.shape[0]:
-            return offsets, np.zeros(0, dtype=np.uint8), stride, used
+            return offsets, np.zeros(0, dtype=np.uint8), stride, used, None
         area = lane.work.arrays("strings", offsets=(np.int32, offsets.shape),
                                 data=(np.uint8, (lengths.shape[0], stride)))
         area["offsets"].copy_to_device(offsets, stream=lane.stream)
@@ -266,7 +299,7 @@ class GpuSpanParser:
         for k, n in enumerate(used.tolist()):                        # slots are padded to the longest one
             if n:
                 lane.take(area["data"][k, :n], data[k * stride:k * stride + n])
-        return offsets, data, stride, used
+        return offsets, data, stride, used, area
 
     def _constants(self, lane: _Lane) -> dict[str, Any]:
         """The plan's arrays on the GPU, copied once (on the lane's stream, and
@@ -441,6 +474,10 @@ class _Workspace:
             self._buffers[name] = runtime.cuda().device_array(nbytes + nbytes // 4, dtype=np.uint8)
         return self._buffers[name]
 
+    def give_up(self, name: str) -> None:
+        """Forgets buffer ``name`` (someone else keeps it): the next span allocates a new one."""
+        self._buffers.pop(name, None)
+
     def arrays(self, name: str, **specs: tuple[Any, tuple[int, ...]]) -> dict[str, Any]:
         """Arrays ``{field: (dtype, shape)}`` laid out in buffer ``name`` (:class:`_Layout`)."""
         layout = _Layout(specs)
@@ -467,14 +504,18 @@ class _Layout:
             at += nbytes + (-nbytes) % 8
         self.nbytes = max(at, 8)
 
-    def views(self, buf: Any, first: Optional[str] = None, last: Optional[str] = None) -> dict[str, Any]:
+    def views(self, buf: Any, first: Optional[str] = None, last: Optional[str] = None, region_only: bool = False
+              ) -> dict[str, Any]:
         """Each field (``first`` to ``last`` only, when given) as a view of ``buf``;
-        a field of no bytes as its own empty array."""
+        a field of no bytes as its own empty array. ``region_only``: ``buf``
+        holds fields ``first`` to ``last`` only (a copy of that region)."""
         names = list(self.fields)
         names = names[names.index(first):names.index(last) + 1] if first else names
+        shift = self.fields[names[0]][0] if region_only else 0
         views = {}
         for name in names:
             at, nbytes, dtype, shape = self.fields[name]
+            at -= shift
             if nbytes == 0:
                 views[name] = np.empty(shape, dtype) if isinstance(buf, np.ndarray) else \
                     runtime.cuda().device_array(shape, dtype)
@@ -491,6 +532,24 @@ class _Layout:
     def region(self, views: dict[str, Any], first: str, last: str) -> Any:
         """Fields ``first`` to ``last`` as one byte array of the buffer ``views`` came from."""
         return views["_buffer"][self.fields[first][0]:self.end(last)]
+
+
+def _kept_outputs(lane: _Lane, layout: _Layout, out: dict[str, Any]) -> dict[str, Any]:
+    """The span's Arrow outputs (values, bitmaps) copied on the GPU into a
+    buffer of their own (the lane reuses ``out`` for its next span)."""
+    region = layout.region(out, "i64", "validity")
+    own = runtime.cuda().device_array(region.shape[0], dtype=np.uint8)
+    own.copy_to_device(region, stream=lane.stream)
+    return layout.views(own, "i64", "validity", region_only=True)
+
+
+def _gpu_column(b: ColumnBuffers, rows: int) -> GpuColumn:
+    """A span's column from its outputs on the GPU, as :class:`GpuColumn` holds one."""
+    validity = b.validity if b.nulls else None
+    if b.data is not None:
+        return GpuColumn(b.column.type, rows, b.nulls, validity, offsets=b.values, data=b.data)
+    values = b.values if pa.types.is_boolean(b.column.type) else b.values.view(np.uint8)
+    return GpuColumn(b.column.type, rows, b.nulls, validity, values=values)
 
 
 def _output_layout(plan: FastPlan, rows: int, cap: int) -> _Layout:

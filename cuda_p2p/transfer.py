@@ -63,6 +63,7 @@ class PinnedStager:
         self.nbytes = nbytes
         self.copied = self.copies = self.launches = self.allocations = 0
         self.copied_back = 0  # bytes fetched from the GPU (take)
+        self.copied_on_gpu = 0  # bytes copied GPU to GPU (copy_on_gpu)
         self._scratch: Optional[Any] = None
 
     def put(self, dst: Any, nbytes: int, fill: Callable[[np.ndarray, int, int], None]) -> None:
@@ -119,6 +120,11 @@ class PinnedStager:
         self.pending[k] = True
         self.copied_back += stop - start
         return k
+
+    def copy_on_gpu(self, dst: Any, src: Any) -> None:
+        """Copies the device bytes ``src`` into ``dst`` (GPU to GPU), on the stream."""
+        dst.copy_to_device(src, stream=self.stream)
+        self.copied_on_gpu += int(src.shape[0])
 
     def put_bytes(self, dst: Any, src: np.ndarray) -> None:
         """Copies the bytes of ``src`` into ``dst``."""
@@ -251,16 +257,33 @@ class ColumnBuilder:
     def growths(self) -> int:
         return sum(b.growths for b in (self.validity, self.values, self.offsets, self.data) if b is not None)
 
-    def append_batch(self, chunks: Sequence[pa.Array]) -> None:
+    def append_batch(self, chunks: Sequence[pa.Array], on_gpu: Optional[Sequence[Optional[GpuColumn]]] = None
+                     ) -> None:
         """Copies ``chunks`` (this column's type), in order, after the rows so far:
-        one staged copy per buffer for all of them."""
+        one staged copy per buffer for all of them, except chunks with a copy
+        already on the GPU (``on_gpu``, parallel to ``chunks``; None where
+        not), placed from there, GPU to GPU."""
+        run: list[pa.Array] = []  # host chunks since the last one placed from the GPU
+        for chunk, copy in zip(chunks, on_gpu or [None] * len(chunks)):
+            if copy is None:
+                run.append(chunk)
+                continue
+            self._append_host(run)
+            run = []
+            self._append_from_gpu(copy)
+        self._append_host(run)
+
+    def _append_host(self, chunks: Sequence[pa.Array]) -> None:
+        """Host chunks after the rows so far, through the pinned ring."""
         chunks = [c for c in chunks if len(c)]
         n, row = sum(len(c) for c in chunks), self.rows
+        if n == 0:
+            return
         nulls = sum(c.null_count for c in chunks)
         if nulls and not pa.types.is_null(self.type) or self.validity is not None:
             self._append_validity(chunks, row, n)
         self.null_count += nulls
-        if pa.types.is_null(self.type) or n == 0:
+        if pa.types.is_null(self.type):
             pass
         elif self.width == 0:
             bitmap = self.values.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
@@ -275,13 +298,55 @@ class ColumnBuilder:
             self._append_strings(chunks, n)
         self.rows += n
 
-    def _append_validity(self, chunks: list[pa.Array], row: int, n: int) -> None:
-        """The chunks' validity bits; at the column's first null, a bitmap whose
-        rows so far are all valid."""
+    def _append_from_gpu(self, column: GpuColumn) -> None:
+        """A chunk already in GPU memory (a GPU-parsed span's) after the rows so
+        far: copies and launches on the GPU, no host pass."""
+        n, row = column.length, self.rows
+        if n == 0:
+            return
+        if column.null_count or self.validity is not None:
+            words = self._validity_words(row, n)
+            _launch_bits(words, row, n, self.stager, column.validity if column.null_count else None)
+        self.null_count += column.null_count
+        if self.width == 0:
+            _launch_bits(self.values.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row)), row, n, self.stager,
+                         column.values)
+        elif self.width:
+            w = self.width
+            memory = self.values.reserve((row + n) * w, row * w)
+            self.stager.copy_on_gpu(memory[row * w:(row + n) * w], column.values[:n * w])
+        else:
+            self._append_strings_from_gpu(column)
+        self.rows += n
+
+    def _append_strings_from_gpu(self, column: GpuColumn) -> None:
+        """A GPU chunk's offsets (from 0; rebased on the GPU) and bytes."""
+        from cuda_p2p.kernels import bits
+
+        n, row, width, at = column.length, self.rows, self.offset_dtype.itemsize, self.data_at
+        used = int(column.data.shape[0])
+        self._check_offsets(at + used)
+        memory = self.offsets.reserve((row + n + 1) * width, (row + 1) * width)
+        dst = memory[row * width:(row + n + 1) * width].view(self.offset_dtype)
+        blocks, threads = runtime.launch_shape(n + 1)
+        with runtime.KERNEL_TURN:
+            bits.shift_offsets[blocks, threads, self.stager.stream](column.offsets[:n + 1], at, dst)
+        self.stager.launches += 1
+        if used:
+            self.stager.copy_on_gpu(self.data.reserve(at + used, at)[at:at + used], column.data)
+        self.data_at = at + used
+
+    def _validity_words(self, row: int, n: int) -> Any:
+        """The validity bitmap, room for ``n`` more rows after ``row``; made at
+        the column's first null, its rows so far all valid."""
         if self.validity is None:
             self.validity = DeviceBuffer(_bitmap_bytes(max(self.capacity, row + n)), True, self.stager)
             _launch_bits(self.validity.memory, 0, row, self.stager)
-        words = self.validity.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
+        return self.validity.reserve(_bitmap_bytes(row + n), _bitmap_bytes(row))
+
+    def _append_validity(self, chunks: list[pa.Array], row: int, n: int) -> None:
+        """The chunks' validity bits."""
+        words = self._validity_words(row, n)
         if all(c.null_count == 0 for c in chunks):
             _launch_bits(words, row, n, self.stager)
         else:
@@ -306,9 +371,7 @@ class ColumnBuilder:
             if stop > first:
                 data.append(np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[first:stop])
             at += stop - first
-        if width == 4 and at > _INT32_MAX:
-            raise OverflowError(f"a {self.type} column of {at} bytes passes its int32 offsets; read it as "
-                                f"{'large_binary' if pa.types.is_binary(self.type) else 'large_string'} (dtype=)")
+        self._check_offsets(at)
         offsets.append(np.array([at], dtype=self.offset_dtype))
         shifts.append(0)
         memory = self.offsets.reserve((row + n + 1) * width, (row + 1) * width)
@@ -319,6 +382,12 @@ class ColumnBuilder:
             gather = Gather(data)
             self.stager.put(memory[self.data_at:at], gather.nbytes, gather.fill)
         self.data_at = at
+
+    def _check_offsets(self, data_bytes: int) -> None:
+        """Raises where ``data_bytes`` of strings pass the type's int32 offsets."""
+        if self.offset_dtype.itemsize == 4 and data_bytes > _INT32_MAX:
+            raise OverflowError(f"a {self.type} column of {data_bytes} bytes passes its int32 offsets; read it as "
+                                f"{'large_binary' if pa.types.is_binary(self.type) else 'large_string'} (dtype=)")
 
     def finish(self) -> GpuColumn:
         """The column: its buffers cut to the rows appended (copies still in

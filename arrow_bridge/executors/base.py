@@ -64,11 +64,15 @@ class SpanResult:
     partial: Any = None  # the span's partial aggregate (arrow_bridge.aggregates), once staged
     rows_read: int = 0  # rows parsed before the filter's bounds or the span stages dropped any (0: unknown)
     stage_deferred: bool = False  # a stage could not take its provisional types: staged once they settle
+    #: per output column, ``(array, copy)`` where the executor keeps a copy of ``array`` in
+    #: memory of its own (a GPU-parsed span's columns, still on the GPU), else None; a sink
+    #: that uses one checks that ``array`` is still the column (stages replace columns)
+    kept_copies: list = field(default_factory=list)
 
     def take(self, other: "SpanResult") -> None:
         """Becomes ``other``'s parse (same span; a re-parse elsewhere)."""
         for name in ("status", "parsed", "nrows", "line_breaks", "columns", "rungs", "bad_rows", "error_at",
-                     "bad_value", "counters", "staged", "partial", "rows_read", "stage_deferred"):
+                     "bad_value", "counters", "staged", "partial", "rows_read", "stage_deferred", "kept_copies"):
             setattr(self, name, getattr(other, name))
 
 

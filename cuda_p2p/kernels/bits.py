@@ -1,4 +1,5 @@
-"""Bitmaps on the GPU: Arrow validity and boolean bitmaps placed at any bit offset.
+"""Bitmaps on the GPU: Arrow validity and boolean bitmaps placed at any bit offset
+(and string offsets rebased, the other buffer a chunk cannot be copied into place as it is).
 
 Chunks of a column seldom start on a byte boundary of the whole column, so
 their bits are ORed into place one bit per thread; the destination is a
@@ -37,6 +38,14 @@ def pack_bits(flags, out):
             if i < flags.shape[0] and flags[i] != 0:
                 byte |= 1 << b
         out[k] = byte
+
+
+@cuda.jit
+def shift_offsets(src, shift, dst):
+    """``dst[i] = src[i] + shift``: a chunk's string offsets rebased to where its bytes go."""
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        dst[i] = src[i] + shift
 
 
 @cuda.jit

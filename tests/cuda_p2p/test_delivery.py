@@ -114,7 +114,7 @@ def test_batches_are_copied_off_the_readers_driver_thread(tmp_path, monkeypatch)
     threads = []
     append = ColumnBuilder.append_batch
     monkeypatch.setattr(ColumnBuilder, "append_batch",
-                        lambda self, chunks: (threads.append(threading.current_thread().name), append(self, chunks)))
+                        lambda self, *args: (threads.append(threading.current_thread().name), append(self, *args)))
     path = _file(tmp_path, b"a,b,c,d\n" + _rows(3000))
     gpu = cuda_p2p.read_csv(path, block_size=2048, batch_bytes=4096)
     assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=2048))
@@ -129,7 +129,7 @@ def test_a_failure_in_a_batch_copied_during_the_read_ends_the_read(tmp_path, mon
     batches = cuda_p2p.read_csv(path, block_size=2048, batch_bytes=4096).stats.batches
     tried = []
 
-    def fail(self, chunks):
+    def fail(self, chunks, on_gpu=None):
         tried.append(len(chunks))
         raise MemoryError("GPU out of memory")
 
@@ -139,3 +139,32 @@ def test_a_failure_in_a_batch_copied_during_the_read_ends_the_read(tmp_path, mon
     # raised at the next batch handed over, the batches queued after it cancelled
     assert batches > 100 and len(tried) < batches // 4, (len(tried), batches)
     assert not any(t.name.startswith("ndp-gpu-delivery") for t in threading.enumerate())
+
+
+def test_gpu_parsed_spans_are_placed_gpu_to_gpu_beside_host_spans(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d,e\n" + b"".join(
+        b"%d,%s,name %d,2020-01-%02d,%s\n" % (k, b"" if k % 7 == 0 else b"%d.5" % k, k, k % 28 + 1,
+                                             b"true" if k % 3 else b"false") for k in range(600)))
+    expected = arrow_bridge.read_csv(path, block_size=1024)
+    half = cuda_p2p.read_csv(path, block_size=1024, gpu_share=0.5)  # host and GPU spans take turns in each column
+    assert half.to_arrow().equals(expected)
+    assert half.stats.columns_streamed == 5 and half.stats.d2d_bytes > 0 and half.stats.h2d_bytes > 0
+    everything = cuda_p2p.read_csv(path, block_size=1024, gpu_share=1.0)
+    assert everything.to_arrow().equals(expected)
+    assert everything.stats.d2d_bytes > half.stats.d2d_bytes and everything.stats.h2d_bytes < half.stats.h2d_bytes
+
+
+def test_columns_the_gpu_does_not_store_as_arrow_does_go_up_from_the_host(tmp_path) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(400))
+    options = dict(block_size=1024, dtype={"a": "int16", "c": "large_string"})
+    gpu = cuda_p2p.read_csv(path, gpu_share=1.0, **options)  # int16 is cast from int64, large offsets widened
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, **options))
+    assert gpu.stats.spans_parsed_on_gpu > 3 and gpu.stats.d2d_bytes > 0
+
+
+@pytest.mark.parametrize("options", [{"nrows": 333}, {"filters": [("a", "<", 150)]}, {"usecols": ["d", "a"]},
+                                     {"skiprows": 5}])
+def test_gpu_copies_of_columns_the_reader_replaced_are_not_used(tmp_path, options) -> None:
+    path = _file(tmp_path, b"a,b,c,d\n" + _rows(400))
+    gpu = cuda_p2p.read_csv(path, block_size=1024, gpu_share=1.0, **options)
+    assert gpu.to_arrow().equals(arrow_bridge.read_csv(path, block_size=1024, **options)), options

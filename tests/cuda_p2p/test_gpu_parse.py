@@ -60,8 +60,9 @@ def _plain_file(rows: int, seed: int = 0) -> bytes:
 def test_plain_file_parsed_on_the_gpu_equals_the_host() -> None:
     gpu = _assert_same(_plain_file(120), block_size=512)
     assert gpu.stats.path == "gpu" and gpu.stats.spans_parsed_on_gpu >= 5
-    # the parsed spans' outputs come back to the host before their columns go up (no D2D yet)
+    # outputs come back for the host Table; their columns are placed from the GPU, not sent up again
     assert gpu.stats.d2h_bytes >= gpu.nbytes // 2 and "GPU->host)" in repr(gpu)
+    assert gpu.stats.d2d_bytes > 3 * gpu.stats.h2d_bytes and "GPU->GPU" in repr(gpu)
 
 
 @pytest.mark.parametrize("body", [
