@@ -28,6 +28,19 @@ from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
 
 
+def row_rules(opts: CsvOptions) -> int:
+    """What the tokenizer does with a record of another field count under
+    ``opts``: :data:`~arrow_bridge.kernels.tokenizer.SKIP_BAD_ROWS` and
+    :data:`~arrow_bridge.kernels.tokenizer.PAD_SHORT_ROWS` bits. pandas reads a
+    short record as if its missing fields were empty.
+
+    >>> row_rules(CsvOptions()), row_rules(CsvOptions(semantics="pandas", on_bad_lines="skip"))
+    (0, 3)
+    """
+    return (SKIP_BAD_ROWS if opts.on_bad_lines != "error" else 0) | \
+        (PAD_SHORT_ROWS if opts.semantics == "pandas" else 0)
+
+
 @dataclass(frozen=True)
 class ColumnPlan:
     """One output column: its position in the file and how it is converted."""
@@ -178,12 +191,8 @@ class ReadPlan:
 
     @property
     def row_rules(self) -> int:
-        """What the tokenizer does with a record of another field count
-        (:data:`~arrow_bridge.kernels.tokenizer.SKIP_BAD_ROWS` and
-        :data:`~arrow_bridge.kernels.tokenizer.PAD_SHORT_ROWS` bits): pandas
-        reads a short record as if its missing fields were empty."""
-        return (SKIP_BAD_ROWS if self.opts.on_bad_lines != "error" else 0) | \
-            (PAD_SHORT_ROWS if self.opts.semantics == "pandas" else 0)
+        """What the tokenizer does with a record of another field count (:func:`row_rules`)."""
+        return row_rules(self.opts)
 
     @property
     def types_known(self) -> bool:

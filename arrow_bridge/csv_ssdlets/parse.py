@@ -13,7 +13,9 @@ from arrow_bridge.csv_ssdlets.programs import (CsvProgram, check_column_type, co
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import READER_COUNTERS
+from arrow_bridge.kernels.tokenizer import PAD_SHORT_ROWS
 from arrow_bridge.options import CsvOptions
+from arrow_bridge.read_plan import row_rules
 from ndp_core.ssdlets import PAGES, Nullable, Out, SSDletError
 
 #: The longest record :func:`csv_parser` carries from one packet to the next.
@@ -62,7 +64,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     namespace.update(valid_bytes=valid_bytes, field_start=field_start, MAX_RECORD_BYTES=MAX_RECORD_BYTES)
     # A header row is skipped whether or not names are given (names= with header=0); the
     # matcher drops it before a records input.
-    namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records)
+    namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records, ROW_RULES=row_rules(opts))
     body = "".join(_convert_lines(k, port, field.type, rules) for k, (port, field) in enumerate(zip(ports, schema)))
     work = "".join(f"    p.csv_{name}[0] += counters[{READER_COUNTERS.slot(name)}]\n" for name in READER_COUNTERS.modeled)
     text = "p.records.data[:p.records.offsets[p.records.offsets.size - 1]]" if records else "p.pages"
@@ -70,9 +72,10 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
                                          returns=", ".join(["rows"] * len(ports)))
     func = compiled_function("csv_parser", source_text, namespace)
     # Rows a call may send: one per record of its input, plus those the carry held. A record
-    # takes at least a byte per field (delimiters, then a line end or the end of the file);
-    # records=True takes one record per value.
-    per_row = 1 if records else len(schema)
+    # takes at least a byte per field (delimiters, then a line end or the end of the file),
+    # or, padded (pandas), a field and a line end; records=True takes one record per value.
+    padded = row_rules(opts) & PAD_SHORT_ROWS
+    per_row = 1 if records else min(len(schema), 2) if padded else len(schema)
     carried = 1 if records else MAX_RECORD_BYTES // per_row + 2
     program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},
                          outputs={p: Out(Nullable(f.type), extra_rows=carried, input_per_row=per_row,
@@ -177,7 +180,7 @@ def csv_parser(p):
     refused_at = size  # a record the tokenizer refuses (field count): its start; an unterminated quote's
     if p.headers_skipped[0] >= HEADER and (p.started[0] == 1 or not BOM_AT_START):
         status, rows, pos, lines = tokenize(buf, start, size, p.at_end, {ncols}, DELIMITER, SPECIAL.copy(), QUOTE,
-                                            ESCAPE, DOUBLE_QUOTE, 0, row_starts, ends, flags, np.zeros((1, 2), np.int64),
+                                            ESCAPE, DOUBLE_QUOTE, ROW_RULES, row_starts, ends, flags, np.zeros((1, 2), np.int64),
                                             counters)
         if status != OK and status != NEEDS_MORE:
             refused_at = pos  # the records before it are converted first: a bad value there comes first

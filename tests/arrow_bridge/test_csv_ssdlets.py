@@ -400,3 +400,17 @@ def test_an_int_column_against_a_float_compares_exactly_as_read_csv_does(ssd, tm
     table = _run(ssd, path, program, ("host", "device"), 1, row_filter(filters, program.schema))
     assert table.equals(arrow_bridge.read_csv(path, filters=filters))
     assert table.column("i").to_pylist() == [9007199254740993, 9007199254740992, -1]
+
+
+def test_short_records_are_padded_under_pandas_semantics_as_read_csv_pads_them(ssd, tmp_path):
+    path = tmp_path / "short.csv"
+    path.write_text("a,b,c\n1,x,2.5\n2\n3,y\n4,z,1.5\n" + "5\n" * 3000)  # two bytes a record: the outputs hold them
+    expected = arrow_bridge.read_csv(path, semantics="pandas")
+    parse = csv_parser(path, semantics="pandas")
+    for side, pages_per_packet in (("device", 1), ("host", 64)):
+        assert _run(ssd, path, parse, (side, None), pages_per_packet).equals(expected)
+    assert expected.slice(0, 4).to_pydict() == {"a": [1, 2, 3, 4], "b": ["x", None, "y", "z"],
+                                                "c": [2.5, None, None, 1.5]}
+    with pytest.raises(SSDletError, match="byte offset 14"):  # pyarrow's semantics: a short record is bad input
+        _run(ssd, path, csv_parser(expected.schema), ("device", None), 1)
+
