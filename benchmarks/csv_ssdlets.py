@@ -6,7 +6,8 @@ its pattern matcher in front.
 
 Runs ``arrow_bridge.csv_ssdlets``' parse and row filter with each placement
 (both on the device, parse on the device and filter on the host, both on the
-host) and prints wall seconds (best of ``--repeat``; the emulator runs the real
+host; and the parse spread over four device or two host instances, whole
+records dealt to them in turn) and prints wall seconds (best of ``--repeat``; the emulator runs the real
 kernels here), the bytes that crossed the link and the modeled milliseconds on
 ``modern-gen4`` and ``summarizer-board``; beside it, in the same process,
 ``arrow_bridge.read_csv(filters=...)`` (the reader's built-in filter stage) and
@@ -40,8 +41,11 @@ from pathlib import Path
 from benchmarks.common import host_info, warm_page_cache, write_result
 from benchmarks.pushdown import QUERIES
 
-PLACEMENTS = {"both on the device": ("device", "device"), "parse on the device": ("device", "host"),
-              "both on the host": ("host", "host")}
+#: (parse's side, filter's side, parse instances): more than one is a split into whole
+#: records dealt to the parsers in turn (csv_ssdlets.parse_in_parallel), all on one side
+PLACEMENTS = {"both on the device": ("device", "device", 1), "parse on the device": ("device", "host", 1),
+              "both on the host": ("host", "host", 1), "device, 4 parsers": ("device", "device", 4),
+              "host, 2 parsers": ("host", "host", 2)}
 PROFILES = ("modern-gen4", "summarizer-board")
 #: TPC-H Q1 without its derived columns (an SSDlet aggregate takes columns as they are).
 Q1_AGGREGATES = [("l_quantity", "sum"), ("l_extendedprice", "sum"), ("l_quantity", "mean"),
@@ -56,20 +60,37 @@ BISCUIT_QUERIES = {
 }
 
 
-def run_graph(ssd, path: Path, sides: tuple[str, str], parse, keep):
+def run_graph(ssd, path: Path, placement: tuple[str, str, int], parse, keep):
     """One run of parse -> filter; returns (wall seconds, Table, RunResult)."""
-    from arrow_bridge.csv_ssdlets import connect_columns
+    from arrow_bridge.csv_ssdlets import connect_columns, parse_in_parallel
     from ndp_core.ssdlets import Application
 
+    parse_side, filter_side, instances = placement
     app = Application(ssd, pages_per_packet=64)
-    scan, kept = app.add(parse, on=sides[0]), app.add(keep, on=sides[1])
-    app.scan(scan.pages, path)
-    connect_columns(app, scan, kept)
+    kept = app.add(keep, on=filter_side)
+    if instances == 1:
+        scan = app.add(parse, on=parse_side)
+        app.scan(scan.pages, path)
+        connect_columns(app, scan, kept)
+    else:
+        connect_columns(app, parse_in_parallel(app, path, instances, on=parse_side, schema=parse.schema).parsers, kept)
     for port in keep.columns:
         app.collect(kept.port(port))
     started = time.perf_counter()
     result = app.run()
     return time.perf_counter() - started, keep.table(result, kept), result
+
+
+def _prices(work, device, parse_name: str) -> dict:
+    """The prices of a node's counters on ``device``'s profile."""
+    from arrow_bridge.csv_ssdlets import parse_prices, split_records
+    from arrow_bridge.csv_ssdlets.programs import stage_prices
+
+    if work.program == parse_name:
+        return parse_prices(device)
+    if work.program == "split_records":
+        return dict(split_records(device=device).work)
+    return {name: price for name, price in stage_prices(device).items() if name in work.prices}
 
 
 def best(function, repeat: int):
@@ -86,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     import pyarrow.csv as pacsv
 
     import arrow_bridge
-    from arrow_bridge.csv_ssdlets import csv_parser, parse_prices, row_filter
-    from arrow_bridge.csv_ssdlets.programs import stage_prices
+    from arrow_bridge.csv_ssdlets import csv_parser, row_filter
     from arrow_bridge.filters import RowFilter
     from benchmarks.datasets import make
     from device_emulator import ComputationalSSD
@@ -101,18 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     expected = arrow_bridge.read_csv(path, filters=filters)
     rows: dict[str, dict] = {}
     with ComputationalSSD(PROFILES[0]) as ssd:
-        run_graph(ssd, path, ("host", "host"), parse, keep)  # compiles both programs
+        run_graph(ssd, path, ("host", "host", 1), parse, keep)  # compiles both programs
         compile_s = time.perf_counter() - started
-        for label, sides in PLACEMENTS.items():
-            wall, table, result = best(lambda: run_graph(ssd, path, sides, parse, keep), args.repeat)
+        run_graph(ssd, path, ("host", "host", 2), parse, keep)  # and the splitter and the parse of records
+        for label, placement in PLACEMENTS.items():
+            wall, table, result = best(lambda: run_graph(ssd, path, placement, parse, keep), args.repeat)
             if not table.equals(expected):
                 raise SystemExit(f"{label}: the graph's Table differs from read_csv(filters=...)")
             rows[label] = {"wall_s": round(wall, 4), "link_bytes": sum(w.link_bytes for w in result.work)}
             for profile in PROFILES:
                 with ComputationalSSD(profile) as device:
                     for work in result.work:  # the counters at this profile's prices
-                        work.prices = parse_prices(device) if work.program == parse.name else \
-                            {name: price for name, price in stage_prices(device).items() if name in work.prices}
+                        work.prices = _prices(work, device, parse.name)
                     model = device.model_ssdlets(result.work)
                 rows[label][f"modeled_ms_{profile}"] = round(model.makespan_s * 1e3, 3)
                 rows[label][f"bottleneck_{profile}"] = model.bottleneck
@@ -121,10 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     peer = best(lambda: _timed(lambda: pacsv.read_csv(path).filter(expression)), args.repeat)[0]
     print(f"lineitem SF{args.scale_factor:g} ({path.stat().st_size / 1e6:.0f} MB), Q6's filter, "
           f"{expected.num_rows} rows kept; programs compiled and first run in {compile_s:.1f} s")
-    print(f"{'':<22}{'wall s':>9}{'link MB':>10}" + "".join(f"{p + ' ms':>22}" for p in PROFILES))
+    print(f"{'':<22}{'wall s':>9}{'link MB':>10}" + "".join(f"{p + ' ms':>22}" for p in PROFILES)
+          + f"{'bound on ' + PROFILES[0]:>22}")
     for label, row in rows.items():
         print(f"{label:<22}{row['wall_s']:>9.3f}{row['link_bytes'] / 1e6:>10.1f}"
-              + "".join(f"{row[f'modeled_ms_{p}']:>22.1f}" for p in PROFILES))
+              + "".join(f"{row[f'modeled_ms_{p}']:>22.1f}" for p in PROFILES)
+              + f"{row[f'bottleneck_{PROFILES[0]}']:>22}")
     print(f"{'read_csv(filters=)':<22}{reader:>9.3f}   (the reader's built-in filter stage, host)")
     print(f"{'pyarrow + filter':<22}{peer:>9.3f}")
     aggregates = q1_aggregates(path, args.repeat)

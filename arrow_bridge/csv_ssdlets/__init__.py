@@ -12,10 +12,12 @@ host. :func:`row_filter` turns a ``filters=`` DNF into an SSDlet over those
 ports, with ``read_csv(filters=...)``'s meaning; :func:`group_aggregate` does
 ``aggregate_csv``'s aggregates as partial states per packet, merged on the
 host; :func:`records_containing` is Biscuit's pattern matcher, and
-:func:`scan_filter` puts it in front of the parse where a sample says it pays.
+:func:`scan_filter` puts it in front of the parse where a sample says it pays;
+:func:`parse_in_parallel` spreads a file's parse over several instances
+(:func:`split_records` cuts whole records for them).
 
 Modules: :mod:`.parse`, :mod:`.filter`, :mod:`.aggregate`, :mod:`.match`,
-:mod:`.scan`; :mod:`.programs` holds what they share (generating and compiling
+:mod:`.scan`, :mod:`.parallel`; :mod:`.programs` holds what they share (generating and compiling
 a program once per process, port names, prices).
 
 Ports are typed before a graph runs (Biscuit's rule), so the column types
@@ -49,11 +51,12 @@ SSDlet csv_parser(pages: pages) -> (id: int64?, price: double?); state carry: ..
 """
 from arrow_bridge.csv_ssdlets.aggregate import AggregateProgram, group_aggregate
 from arrow_bridge.csv_ssdlets.filter import row_filter
-from arrow_bridge.csv_ssdlets.match import prefilter_keys, records_containing
+from arrow_bridge.csv_ssdlets.match import prefilter_keys, records_containing, split_records
+from arrow_bridge.csv_ssdlets.parallel import ParallelParse, parse_in_parallel
 from arrow_bridge.csv_ssdlets.parse import MAX_RECORD_BYTES, csv_parser, reader_error
 from arrow_bridge.csv_ssdlets.programs import CsvProgram, connect_columns, parse_prices
 from arrow_bridge.csv_ssdlets.scan import ScanDecision, scan_filter
 
 __all__ = ["CsvProgram", "AggregateProgram", "csv_parser", "reader_error", "row_filter", "group_aggregate",
-           "connect_columns", "records_containing", "prefilter_keys", "scan_filter", "ScanDecision", "parse_prices",
-           "MAX_RECORD_BYTES"]
+           "connect_columns", "records_containing", "split_records", "prefilter_keys", "scan_filter", "ScanDecision",
+           "parse_in_parallel", "ParallelParse", "parse_prices", "MAX_RECORD_BYTES"]

@@ -37,26 +37,51 @@ def records_containing(keys: Sequence[str], *, device: Any = None, **options: An
     >>> records_containing(["1995-01-17"])
     SSDlet records_containing(pages: pages) -> (records: binary); state carry: ...; work bytes_searched, ...
     """
-    opts = parse_options(options)
-    if opts.escape_char is not None or not opts.double_quote:
-        raise ValueError("records_containing follows quotes as the reader's default dialect does: "
-                         "no escape character, doubled quotes")
     encoded = [key.encode() for key in keys]
     if not encoded or not all(encoded):
         raise ValueError("records_containing needs at least one key, none of them empty")
-    return compiled_once(("match", tuple(encoded), settings_key(opts)),
-                         lambda: _match_program(encoded, opts), _match_prices(device))
+    return _matcher(encoded, device, options)
 
 
-def _match_program(encoded: list[bytes], opts: CsvOptions) -> SSDlet:
+def split_records(*, device: Any = None, **options: Any) -> SSDlet:
+    """File pages in, every record out (``records``, one value per record, line end
+    kept), for :func:`csv_parser` with ``records=True``: the matcher of
+    :func:`records_containing` without keys. Records end, and empty lines, a BOM
+    and the header go, as there. It lets packets of whole records go to several
+    parse instances in turn (:func:`~arrow_bridge.csv_ssdlets.parse_in_parallel`),
+    where a parse of pages keeps a carry and so runs its calls in file order.
+    Its ``bytes_searched`` (finding record ends) go to ``biscuit-pm``'s scan
+    pipeline as the matcher's do.
+
+    >>> split_records()
+    SSDlet split_records(pages: pages) -> (records: binary); state carry: ...; work bytes_searched, ...
+    """
+    return _matcher(None, device, options)
+
+
+def _matcher(encoded: Optional[list[bytes]], device: Any, options: dict[str, Any]) -> SSDlet:
+    """The matcher for ``encoded`` keys (None: every record), compiled once."""
+    opts = parse_options(options)
+    if opts.escape_char is not None or not opts.double_quote:
+        name = "split_records" if encoded is None else "records_containing"
+        raise ValueError(f"{name} follows quotes as the reader's default dialect does: "
+                         "no escape character, doubled quotes")
+    key = tuple(encoded) if encoded is not None else None
+    return compiled_once(("match", key, settings_key(opts)), lambda: _match_program(encoded, opts),
+                         _match_prices(device))
+
+
+def _match_program(encoded: Optional[list[bytes]], opts: CsvOptions) -> SSDlet:
     namespace = kernel_namespace(None, None)
-    namespace.update(KEY_DATA=np.frombuffer(b"".join(encoded), np.uint8).copy(),
-                     KEY_OFFSETS=np.cumsum([0] + [len(k) for k in encoded]).astype(np.int64),
+    namespace.update(KEY_DATA=np.frombuffer(b"".join(encoded or []), np.uint8).copy(),
+                     KEY_OFFSETS=np.cumsum([0] + [len(k) for k in encoded or []]).astype(np.int64),
+                     EVERY_RECORD=encoded is None,
                      HEADER=int(opts.header), DELIMITER=ord(opts.delimiter),
                      QUOTE=ord(opts.quote_char) if opts.quote_char else -1,
-                     next_field_state=next_field_state, QUOTED=QUOTED, any_key=any_key,
+                     record_end=record_end, MAX_RECORD_BYTES=MAX_RECORD_BYTES, any_key=any_key,
                      only_line_ends=only_line_ends)
-    func = compiled_function("records_containing", _MATCH_TEMPLATE, namespace)
+    name = "split_records" if encoded is None else "records_containing"
+    func = compiled_function(name, _MATCH_TEMPLATE.replace("def records_containing(", f"def {name}("), namespace)
     return SSDlet(func, inputs={"pages": PAGES},
                   outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
                   args={}, state={"carry": _MATCH_CARRY}, work=_match_prices(None), budget=1 << 40)
@@ -119,37 +144,64 @@ _MATCH_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int6
 _MATCH_TEMPLATE = '''
 def records_containing(p):
     c = p.carry[0]
-    n = 0
-    first = 0
+    size = p.pages.size
+    i = 0
     if c["started"] == 0:
         c["started"] = 1
-        if p.pages.size >= 3 and p.pages[0] == 0xEF and p.pages[1] == 0xBB and p.pages[2] == 0xBF:
-            first = 3  # a UTF-8 BOM at the file's start, which the reader skips
-    for i in range(first, p.pages.size + 1):
-        if i < p.pages.size:
-            b = p.pages[i]
-            c["bytes"][c["n"]] = b
-            c["n"] += 1
-            ends = (b == 10 or b == 13) and c["state"] != QUOTED
-            c["state"] = next_field_state(c["state"], b, DELIMITER, QUOTE)
-        else:
-            ends = p.at_end and c["n"] > 0
-        if not ends:
-            continue
-        c["state"] = 0
-        if not only_line_ends(c["bytes"], c["n"]):
-            c["seen"] += 1
-            if c["seen"] > HEADER and any_key(c["bytes"], c["n"], KEY_DATA, KEY_OFFSETS, QUOTE):
-                at = p.records.offsets[n]
-                p.records.data[at:at + c["n"]] = c["bytes"][:c["n"]]
-                p.records.offsets[n + 1] = at + c["n"]
+        if size >= 3 and p.pages[0] == 0xEF and p.pages[1] == 0xBB and p.pages[2] == 0xBF:
+            i = 3  # a UTF-8 BOM at the file's start, which the reader skips
+    state = c["state"]
+    held = c["n"]  # the first bytes of the record the last packet ended in
+    seen = c["seen"]
+    n = 0
+    while i < size or (p.at_end and held > 0):
+        start = i
+        ended = False
+        if i < size:
+            i, state, ended = record_end(p.pages, i, size, state, DELIMITER, QUOTE)
+        length = held + i - start
+        if length > MAX_RECORD_BYTES:
+            raise ValueError("a record longer than MAX_RECORD_BYTES")
+        if not ended and not p.at_end:  # the record goes on in the next packet
+            c["bytes"][held:length] = p.pages[start:i]
+            held = length
+            break
+        at = p.records.offsets[n]  # the record is written after the last one kept, then kept or not
+        p.records.data[at:at + held] = c["bytes"][:held]
+        p.records.data[at + held:at + length] = p.pages[start:i]
+        held = 0
+        record = p.records.data[at:at + length]
+        if not only_line_ends(record, length):
+            seen += 1
+            if seen > HEADER and (EVERY_RECORD or any_key(record, length, KEY_DATA, KEY_OFFSETS, QUOTE)):
+                p.records.offsets[n + 1] = at + length
                 n += 1
-                p.bytes_emitted[0] += c["n"]
-        c["n"] = 0
-    p.bytes_searched[0] += p.pages.size
+                p.bytes_emitted[0] += length
+    c["state"] = state
+    c["n"] = held
+    c["seen"] = seen
+    p.bytes_searched[0] += size
     p.lines_matched[0] += n
     return n
 '''
+
+
+@njit(nogil=True, cache=True)
+def record_end(pages, i, size, state, delimiter, quote):
+    """Where the record at ``i`` ends: ``(past its line end, state, True)`` at the first
+    LF or CR outside quotes, else ``(size, the quote state there, False)``. The matcher's
+    byte loop, apart so that the runtime meters a record, not a byte.
+
+    >>> record_end(np.frombuffer(b'a,"x\\ny"\\nb', np.uint8), 0, 9, 0, 44, 34)
+    (8, 0, True)
+    """
+    while i < size:
+        b = pages[i]
+        if (b == 10 or b == 13) and state != QUOTED:
+            return i + 1, 0, True
+        state = next_field_state(state, b, delimiter, quote)
+        i += 1
+    return size, state, False
 
 
 @njit(nogil=True, cache=True)

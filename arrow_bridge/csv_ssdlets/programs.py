@@ -56,12 +56,14 @@ class CsvProgram(SSDlet):
         return pa.table({column: result[f"{name}.{port}"] for port, column in self.columns.items()})
 
 
-def connect_columns(app: Any, upstream: Node, downstream: Node) -> None:
-    """Connects each column ``upstream`` sends (a :class:`CsvProgram`'s node) to
-    ``downstream``'s input for the same column (a :func:`row_filter`'s node)."""
+def connect_columns(app: Any, upstream: Union[Node, Sequence[Node]], downstream: Node) -> None:
+    """Connects each column ``upstream`` sends (a :class:`CsvProgram`'s node, or
+    several, which ``downstream`` then takes in turn) to ``downstream``'s input
+    for the same column (a :func:`row_filter`'s node)."""
     wanted = downstream.program.inputs_by_column
-    for port, name in upstream.program.columns.items():
-        app.connect(upstream.port(port), downstream.port(wanted[name]))
+    for node in [upstream] if isinstance(upstream, Node) else upstream:
+        for port, name in node.program.columns.items():
+            app.connect(node.port(port), downstream.port(wanted[name]))
 
 
 

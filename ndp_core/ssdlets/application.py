@@ -1,12 +1,14 @@
 """Running a graph of SSDlets: MINIT, packets through bounded queues, MDEINIT.
 
-Packets move in rounds. In each round every node that can run (a packet
-waits on each input it still reads, and its consumers' queues have room:
-back-pressure) gets one call, submitted to its side's engine at once, so the
-engine's cores run the calls of different nodes in parallel; then the
-outputs are routed. Queues are FIFO, fan-out and fan-in go round-robin in
-connection order, so the packets every node sees, and hence the results, are
-the same whatever ran where or how the threads were scheduled.
+Packets flow as calls finish. A node that can run (a packet waits on each
+input it still reads, its consumers' queues have room: back-pressure, and its
+last call is done: an instance runs its calls one after another) gets a call,
+submitted to its side's engine at once, so the engine's cores run the calls
+of different nodes in parallel; as each call completes its outputs are
+routed and the nodes it fed may run. Queues are FIFO, fan-out and fan-in go
+round-robin in connection order, and each queue has one producer, so the
+packets every node sees, and hence the results, are the same whatever ran
+where, in whichever order calls finished, or how the threads were scheduled.
 """
 from __future__ import annotations
 
@@ -281,17 +283,14 @@ class _Run:
         try:
             self._install()
             while len(self.finished) < len(self.order):
-                ready = [n for n in self.order if n.name not in self.finished and self._ready(n)]
-                if not ready:
-                    raise GraphError("no SSDlet can run and the graph is not done (a port waits on itself?)")
+                running = {call.node.name for call in in_flight}
                 with interrupts_at_checks():  # a command submitted is a command tracked
-                    for node in ready:
-                        in_flight.append(self._submit(node))
-                calls, done = list(in_flight), []
-                for call in calls:  # consume every one first
-                    done.append(self.engines[call.node.side].wait(call.command))
-                    in_flight.remove(call)
-                for call, completion in zip(calls, done):
+                    for node in self.order:
+                        if node.name not in self.finished and node.name not in running and self._ready(node):
+                            in_flight.append(self._submit(node))
+                if not in_flight:
+                    raise GraphError("no SSDlet can run and the graph is not done (a port waits on itself?)")
+                for call, completion in self._completed(in_flight):
                     self._complete(call, completion)
         finally:
             self._consume(in_flight)
@@ -302,6 +301,20 @@ class _Run:
             ptype = self.app.nodes[node].program.outputs[port].type
             outputs[key] = to_arrow(concat_packets(parts, ptype), ptype)
         return outputs, [self.work[n.name] for n in self.order]
+
+    def _completed(self, in_flight: list[_Call]) -> list[tuple[_Call, Any]]:
+        """The calls done by now, taken out of ``in_flight``: the oldest, waited for,
+        and any other that finished meanwhile."""
+        oldest = in_flight[0]
+        done = [(oldest, self.engines[oldest.node.side].wait(oldest.command))]
+        in_flight.remove(oldest)
+        for call in list(in_flight):
+            try:
+                done.append((call, self.engines[call.node.side].wait(call.command, timeout=0)))
+            except TimeoutError:
+                continue
+            in_flight.remove(call)
+        return done
 
     def _install(self) -> None:
         for node in self.order:
@@ -338,7 +351,7 @@ class _Run:
             for name, (stream, _, _) in self.streams.items():
                 self.engines[self.app.nodes[name].side].stream_close(stream)
 
-    # ---- one round
+    # ---- one call
     def _ready(self, node: Node) -> bool:
         if not all(self.outputs[(node.name, port)].has_room() for port in node.program.outputs):
             return False

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arrow_bridge
-from arrow_bridge.csv_ssdlets import (MAX_RECORD_BYTES, connect_columns, csv_parser, group_aggregate, prefilter_keys,
-                                      row_filter, scan_filter)
+from arrow_bridge.csv_ssdlets import (MAX_RECORD_BYTES, connect_columns, csv_parser, group_aggregate,
+                                      parse_in_parallel, prefilter_keys, reader_error, row_filter, scan_filter)
 from arrow_bridge.filters import FilterError
 from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application, SSDletError
@@ -414,3 +414,56 @@ def test_short_records_are_padded_under_pandas_semantics_as_read_csv_pads_them(s
     with pytest.raises(SSDletError, match="byte offset 14"):  # pyarrow's semantics: a short record is bad input
         _run(ssd, path, csv_parser(expected.schema), ("device", None), 1)
 
+
+def _parallel(ssd, path, instances, side, pages_per_packet, program, **options):
+    """scan -> split_records -> ``instances`` parsers -> ``program`` (their fan-in), all on ``side``."""
+    app = Application(ssd, pages_per_packet=pages_per_packet, queue_depth=2)
+    parallel = parse_in_parallel(app, path, instances, on=side, device=ssd, **options)
+    node = app.add(program, on=side)
+    connect_columns(app, parallel.parsers, node)
+    for port in program.outputs:
+        app.collect(node.port(port))
+    result = app.run()
+    return program.table(result, node), result
+
+
+@pytest.mark.parametrize("instances", [1, 3])
+@pytest.mark.parametrize("side", ["device", "host"])
+@pytest.mark.parametrize("pages_per_packet", [1, 16])
+def test_a_parse_spread_over_instances_keeps_file_order(ssd, messy_csv, keep, instances, side, pages_per_packet):
+    table, result = _parallel(ssd, messy_csv, instances, side, pages_per_packet, keep)
+    assert table.equals(arrow_bridge.read_csv(messy_csv, filters=FILTERS))
+    calls = [w.calls for w in result.work if w.program == "csv_parser"]
+    assert len(calls) == instances and min(calls) > 1
+
+
+def test_aggregates_over_a_parse_spread_over_instances(ssd, messy_csv, parse):
+    program = group_aggregate(AGGREGATES, parse.schema, group_by=["name", "day"])
+    table, _ = _parallel(ssd, messy_csv, 4, "device", 4, program)
+    assert table.equals(arrow_bridge.aggregate_csv(messy_csv, AGGREGATES, group_by=["name", "day"]))
+
+
+def test_more_instances_model_faster_on_a_device_with_more_cores(ssd, messy_csv, keep):
+    modeled = {k: _parallel(ssd, messy_csv, k, "device", 4, keep)[1].model for k in (1, 4)}
+    assert modeled[1].bottleneck == "device cores"  # one parser: one of the four cores does it all
+    assert modeled[4].makespan_s < modeled[1].makespan_s / 2
+
+
+def test_bad_input_in_a_parallel_parse_is_located_in_the_file(ssd, tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(BAD_INPUT["value"])
+    with pytest.raises(arrow_bridge.CsvParseError) as expected:
+        arrow_bridge.read_csv(path, dtype=dict(zip(KV.names, KV.types)))
+    keep_all = row_filter([("v", "is not null")], KV)
+    with pytest.raises(SSDletError) as stopped:
+        _parallel(ssd, path, 2, "device", 1, keep_all, schema=KV)
+    assert str(reader_error(stopped.value, path, KV)) == str(expected.value)
+
+
+def test_parsers_cannot_fan_in_across_the_link(ssd, messy_csv, keep):
+    from ndp_core.ssdlets import GraphError
+
+    app = Application(ssd)
+    parallel = parse_in_parallel(app, messy_csv, 2, on="device")
+    with pytest.raises(GraphError):
+        connect_columns(app, parallel.parsers, app.add(keep, on="host"))
