@@ -305,6 +305,10 @@ class CsvReader:
             if remaining is not None and (result.nrows > remaining or (
                     result.nrows == remaining and result.status not in (OK, NEEDS_MORE))):
                 self.host.truncate(result, remaining)
+            if self.types.empty_rows is not None:  # ignore_empty_lines=False: they are rows too
+                self.types.empty_rows.fill(result)
+                if remaining is not None and result.nrows > remaining:
+                    self.types.empty_rows.cut(result, remaining)
             self.types.learn(result)
             self.errors.check(result, line)
             if unfixed and result.nrows:

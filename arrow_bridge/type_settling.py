@@ -26,8 +26,10 @@ from arrow_bridge.executors.host import HostExecutor
 from arrow_bridge.fast_path import FastPlanCache
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
+from arrow_bridge.kernels.tokenizer import count_line_breaks
 from arrow_bridge.preamble import empty_line_offsets, with_empty_rows
 from arrow_bridge.read_plan import ReadPlan
+from arrow_bridge.spans import Span
 from ndp_core.device import RAW
 
 
@@ -49,9 +51,8 @@ class TypeState:
         """Takes in a checked span's rungs and density (and, in a stream, lets the
         first span with rows decide the types its column finishes choose from
         values: :meth:`~arrow_bridge.column_finish.ColumnFinish.decide`). With
-        ``ignore_empty_lines=False`` the span's empty lines become rows first."""
-        if self.empty_rows is not None:
-            self.empty_rows.fill(result)
+        ``ignore_empty_lines=False`` the span's empty lines are rows by now
+        (:meth:`EmptyLineRows.fill`)."""
         for j, rung in enumerate(result.rungs):
             if rung > self.rungs[j]:
                 self.rungs[j] = rung
@@ -160,6 +161,25 @@ class EmptyLineRows:
         if result.bad_value is not None:
             row, j, offset = result.bad_value
             result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(filled) - len(text)))
+
+
+    def cut(self, result: SpanResult, keep: int) -> None:
+        """Keeps the first ``keep`` rows of a span :meth:`fill` wrote its empty lines
+        into (``nrows``): the span ends where row ``keep`` starts, and is filled
+        again, its types inferred from the rows kept, as pandas infers them."""
+        text = self.host.span_text(result.span, result.parsed)
+        tokens = self.host.tokenize(text, True, SpanResult(result.span))
+        empty = empty_line_offsets(text, self.read.dialect)
+        starts = np.sort(np.concatenate([tokens.row_starts[:tokens.nrows].astype(np.int64), empty]))
+        end = int(starts[keep])
+        if not np.any(empty < end):  # the rows kept are records only
+            self.host.truncate(result, keep)
+            return
+        result.status, result.parsed, result.line_breaks = OK, end, count_line_breaks(text, 0, end)
+        result.span = Span(text, result.span.offset, True, result.span.index)
+        if result.bad_rows is not None:
+            result.bad_rows = result.bad_rows[result.bad_rows[:, 0] < end]
+        self.fill(result)
 
 
 def _offset_before_filling(offset: int, empty_lines: np.ndarray, added: int) -> int:

@@ -207,6 +207,21 @@ def test_ignore_empty_lines_false_in_a_stream():
     assert ours.equals(pacsv.read_csv(io.BytesIO(data), parse_options=parse))
 
 
+@pytest.mark.parametrize("nrows", [0, 1, 2, 3, 5, 9])
+@pytest.mark.parametrize("block_size", [8, 1 << 20])
+def test_nrows_counts_empty_lines_as_rows_when_they_are_rows(nrows, block_size):
+    """With skip_blank_lines=False an empty line is one of the nrows rows, in a stream
+    as in a whole read (a stream once cut at nrows records, then added the empty lines)."""
+    data = b"a,b\n\n1,2\n\n\n3,x\n5,6\n\n7,8\n"
+    expected = pd.read_csv(io.BytesIO(data), skip_blank_lines=False, nrows=nrows)
+    options = dict(skip_blank_lines=False, nrows=nrows, block_size=block_size)
+    whole = arrow_bridge.read_csv(io.BytesIO(data), **options)
+    streamed = arrow_bridge.open_csv(io.BytesIO(data), **options).read_all()
+    assert whole.num_rows == streamed.num_rows == len(expected)
+    assert streamed.to_pydict() == whole.to_pydict()
+    assert whole.column("a").null_count == int(expected["a"].isna().sum())
+
+
 @pytest.mark.parametrize("name", ["bad_rows", "plain", "quoted"])
 @pytest.mark.parametrize("verdict", ["skip", "error", "selective"])
 def test_invalid_row_handler(name, verdict):
