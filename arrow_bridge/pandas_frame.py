@@ -313,8 +313,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
                                  for value in converted], index=frame.index, name=name)
     categorical = list(frame.columns) if steps.categories is True else list(steps.categories)
-    for name in categorical:
-        dtype = steps.category_dtypes.get(name, steps.category_dtypes.get(None, "category"))
+    for key in categorical:  # a name, or (dtype={1: "category"}) a position
+        dtype = steps.category_dtypes.get(key, steps.category_dtypes.get(None, "category"))
+        name = _name(frame, key)
         frame[name] = steps.category_words.categorical(frame[name], dtype)
     dates = steps.parse_dates
     if dates and dates is not True:
@@ -609,6 +610,8 @@ class Thousands:
         """The column as the dtype asked for: read as pandas infers it, then
         cast where no value changes (pandas' "safely"); ``ValueError`` else."""
         import pyarrow.compute as pc
+        if column.null_count == len(column):  # no rows, or no values: nothing to read
+            return pa.chunked_array([pa.nulls(len(column), target)])
         converted = self._inferred(column)
         if converted is None:
             integer, floating = self._patterns()

@@ -105,6 +105,17 @@ def test_dtype_category_for_every_column(dtype_backend):
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
+@pytest.mark.parametrize("data, keywords", [
+    (b"a,b\nx,1\n,2\n", dict(dtype={1: "category", "a": "category"})),  # by position: a KeyError once
+    (b",\n", dict(dtype={1: "category"})),  # no rows
+    (b"0\n", dict(thousands=" ", dtype={"0": "float32"})),  # no rows to read numbers from: an IndexError once
+    (b"a,b\n,1\n,2\n", dict(thousands=" ", dtype={"a": "float32"})),  # no values
+], ids=["category by position", "category, no rows", "thousands, no rows", "thousands, all null"])
+def test_dtype_keywords_on_columns_without_values(data, keywords):
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 CATEGORY_FILES = {  # pandas reads the categories as numbers or booleans where every one reads as such
     "ints, floats, booleans": (b"a,b,c,d\nx,1,1.5,True\ny,2,2,false\nx,,1.50,TRUE\n", {}),
     "other spellings": (b"a,b\ntRuE,yes\nFALSE,no\n", dict(true_values=["yes"], false_values=["no"])),
