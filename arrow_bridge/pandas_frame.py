@@ -651,26 +651,39 @@ def selected_names(usecols: Callable[[str], bool], names: Sequence[str]) -> list
 
 
 def positions_named(options: Mapping[str, Any]) -> bool:
-    """Whether ``parse_dates`` or ``converters`` name a column by position.
+    """Whether ``parse_dates``, ``converters`` or a ``dtype`` of ``"category"``
+    (which the frame applies, not the reader) name a column by position.
 
     >>> positions_named({"parse_dates": [2]}), positions_named({"converters": {"a": str}})
     (True, False)
     """
     dates = options.get("parse_dates")
-    keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {})]
+    keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {}),
+            *_category_keys(options)]
     return any(isinstance(key, int) for key in keys)
 
 
-def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
-    """``parse_dates`` and ``converters`` with positions replaced by the header's names.
+def _category_keys(options: Mapping[str, Any]) -> list[Union[int, str]]:
+    dtype = options.get("dtype")
+    return [key for key, kind in dtype.items() if _is_category(kind)] if isinstance(dtype, Mapping) else []
 
-    >>> name_positions({"parse_dates": [1], "converters": {0: str}}, ["a", "b"])
-    {'parse_dates': ['b'], 'converters': {'a': <class 'str'>}}
+
+def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """``parse_dates``, ``converters`` and ``dtype``'s categories with positions
+    replaced by the header's names (with ``header=None``, the reader's ``f0, f1,
+    ...``: pandas' labels there are the columns' numbers in the file).
+
+    >>> name_positions({"parse_dates": [1], "converters": {0: str}, "dtype": {1: "category"}}, ["a", "b"])
+    {'parse_dates': ['b'], 'converters': {'a': <class 'str'>}, 'dtype': {'b': 'category'}}
     """
     def named(key: Union[int, str]) -> Union[int, str]:
         return names[key] if isinstance(key, int) else key
 
     options = dict(options)
+    categories = [key for key in _category_keys(options)
+                  if not isinstance(key, int) or -len(names) <= key < len(names)]
+    if categories:
+        options["dtype"] = {named(key) if key in categories else key: kind for key, kind in options["dtype"].items()}
     if isinstance(options.get("parse_dates"), (list, tuple)):
         options["parse_dates"] = [named(key) for key in options["parse_dates"]]
     if options.get("converters"):  # pandas ignores a converter for a position the file lacks
@@ -680,12 +693,19 @@ def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, A
 
 
 def _name(frame: "pd.DataFrame", key: Union[int, str]) -> str:
-    """A column's name from its name or its position."""
-    return frame.columns[key] if isinstance(key, int) else key
+    """A column's name from its name or, for an int that is not one (``header=None``
+    names columns by their numbers in the file), its position.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({1: ["x"], 2: ["y"]})
+    >>> _name(frame, 2), _name(frame, 0), _name(pd.DataFrame({"a": [1]}), 0)
+    (2, 1, 'a')
+    """
+    return key if key in frame.columns or not isinstance(key, int) else frame.columns[key]
 
 
 def _has_column(frame: "pd.DataFrame", key: Union[int, str]) -> bool:
-    return -len(frame.columns) <= key < len(frame.columns) if isinstance(key, int) else key in frame.columns
+    return key in frame.columns or isinstance(key, int) and -len(frame.columns) <= key < len(frame.columns)
 
 
 def _dates_or_text(values: Any, steps: FrameSteps) -> Any:

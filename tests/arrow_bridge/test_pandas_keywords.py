@@ -110,7 +110,10 @@ def test_dtype_category_for_every_column(dtype_backend):
     (b",\n", dict(dtype={1: "category"})),  # no rows
     (b"0\n", dict(thousands=" ", dtype={"0": "float32"})),  # no rows to read numbers from: an IndexError once
     (b"a,b\n,1\n,2\n", dict(thousands=" ", dtype={"a": "float32"})),  # no values
-], ids=["category by position", "category, no rows", "thousands, no rows", "thousands, all null"])
+    (b"1,x,y\n2,z,y\n", dict(header=None, usecols=[1, 2], dtype={2: "category"})),  # labels are file numbers
+    (b"1,x,y\n2,z,y\n", dict(header=None, usecols=[1, 2], dtype={1: "category"})),  # not positions
+], ids=["category by position", "category, no rows", "thousands, no rows", "thousands, all null",
+        "category by label 2", "category by label 1"])
 def test_dtype_keywords_on_columns_without_values(data, keywords):
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
