@@ -306,6 +306,8 @@ class CsvReader:
                     result.nrows == remaining and result.status not in (OK, NEEDS_MORE))):
                 self.host.truncate(result, remaining)
             if self.types.empty_rows is not None:  # ignore_empty_lines=False: they are rows too
+                if remaining is not None and result.status not in (OK, NEEDS_MORE):
+                    self.types.empty_rows.cut(result, remaining)  # the rows before bad input may be enough
                 self.types.empty_rows.fill(result)
                 if remaining is not None and result.nrows > remaining:
                     self.types.empty_rows.cut(result, remaining)

@@ -164,14 +164,18 @@ class EmptyLineRows:
 
 
     def cut(self, result: SpanResult, keep: int) -> None:
-        """Keeps the first ``keep`` rows of a span :meth:`fill` wrote its empty lines
-        into (``nrows``): the span ends where row ``keep`` starts, and is filled
-        again, its types inferred from the rows kept, as pandas infers them."""
+        """Keeps the first ``keep`` rows of a span (``nrows``), its empty lines
+        counted as rows: the span ends where row ``keep`` starts, and is filled
+        again, its types inferred from the rows kept, as pandas infers them. A
+        span that stopped at bad input keeps its error unless the rows before it
+        are ``keep`` or more."""
         text = self.host.span_text(result.span, result.parsed)
         tokens = self.host.tokenize(text, True, SpanResult(result.span))
         empty = empty_line_offsets(text, self.read.dialect)
         starts = np.sort(np.concatenate([tokens.row_starts[:tokens.nrows].astype(np.int64), empty]))
-        end = int(starts[keep])
+        if keep > len(starts):
+            return  # too few rows before the span's end or its bad input
+        end = int(starts[keep]) if keep < len(starts) else len(text)
         if not np.any(empty < end):  # the rows kept are records only
             self.host.truncate(result, keep)
             return

@@ -222,6 +222,25 @@ def test_nrows_counts_empty_lines_as_rows_when_they_are_rows(nrows, block_size):
     assert whole.column("a").null_count == int(expected["a"].isna().sum())
 
 
+@pytest.mark.parametrize("data", [b"a,b\n1,2\n\n\n1,2,3\n", b"a,b\n\n\n\n1,2,3\n", b'a,b\n\n1,2\n"x\n'])
+@pytest.mark.parametrize("nrows", [1, 2, 3, 4])
+@pytest.mark.parametrize("block_size", [8, 1 << 20])
+def test_nrows_of_empty_lines_before_bad_input_are_read_without_its_error(data, nrows, block_size):
+    """Empty lines are rows: as many before a bad record as nrows asks for, and the
+    bad record is never reached, as in pandas."""
+    try:
+        expected = len(pd.read_csv(io.BytesIO(data), skip_blank_lines=False, nrows=nrows))
+    except (ValueError, pd.errors.ParserError):
+        expected = None
+    options = dict(skip_blank_lines=False, nrows=nrows, block_size=block_size)
+    for read in (arrow_bridge.read_csv, lambda *args, **kw: arrow_bridge.open_csv(*args, **kw).read_all()):
+        if expected is None:
+            with pytest.raises(arrow_bridge.CsvParseError):
+                read(io.BytesIO(data), **options)
+        else:
+            assert read(io.BytesIO(data), **options).num_rows == expected
+
+
 @pytest.mark.parametrize("name", ["bad_rows", "plain", "quoted"])
 @pytest.mark.parametrize("verdict", ["skip", "error", "selective"])
 def test_invalid_row_handler(name, verdict):
