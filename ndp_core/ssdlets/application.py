@@ -29,6 +29,8 @@ from ndp_core.ssdlets.program import BAD_INPUT, OUT_OF_BUDGET, TRAPPED, SSDlet, 
 
 __all__ = ["Application", "RunResult", "NodeWork"]
 
+_WAIT_SLICE_S = 0.0005  # while no call is done: how long the oldest is waited for before all are asked again
+
 
 @dataclass
 class NodeWork:
@@ -303,18 +305,28 @@ class _Run:
         return outputs, [self.work[n.name] for n in self.order]
 
     def _completed(self, in_flight: list[_Call]) -> list[tuple[_Call, Any]]:
-        """The calls done by now, taken out of ``in_flight``: the oldest, waited for,
-        and any other that finished meanwhile."""
-        oldest = in_flight[0]
-        done = [(oldest, self.engines[oldest.node.side].wait(oldest.command))]
-        in_flight.remove(oldest)
-        for call in list(in_flight):
+        """The calls done by now (at least one), taken out of ``in_flight``. Each
+        call is asked whether it is done; while none is, the oldest is waited
+        for in short slices, so that a short call finishing behind a long one
+        is routed (and its node called again) at once. (``Engine.poll`` would
+        take completions of other users of a shared engine.)"""
+        while True:
+            done = []
+            for call in list(in_flight):
+                try:
+                    done.append((call, self.engines[call.node.side].wait(call.command, timeout=0)))
+                except TimeoutError:
+                    continue
+                in_flight.remove(call)
+            if done:
+                return done
+            oldest = in_flight[0]
             try:
-                done.append((call, self.engines[call.node.side].wait(call.command, timeout=0)))
+                completion = self.engines[oldest.node.side].wait(oldest.command, timeout=_WAIT_SLICE_S)
             except TimeoutError:
                 continue
-            in_flight.remove(call)
-        return done
+            in_flight.remove(oldest)
+            return [(oldest, completion)]
 
     def _install(self) -> None:
         for node in self.order:
