@@ -64,7 +64,8 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     namespace.update(valid_bytes=valid_bytes, field_start=field_start, MAX_RECORD_BYTES=MAX_RECORD_BYTES)
     # A header row is skipped whether or not names are given (names= with header=0); the
     # matcher drops it before a records input.
-    namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records, ROW_RULES=row_rules(opts))
+    namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records,
+                     ROW_RULES=row_rules(opts, len(schema)))
     body = "".join(_convert_lines(k, port, field.type, rules) for k, (port, field) in enumerate(zip(ports, schema)))
     work = "".join(f"    p.csv_{name}[0] += counters[{READER_COUNTERS.slot(name)}]\n" for name in READER_COUNTERS.modeled)
     text = "p.records.data[:p.records.offsets[p.records.offsets.size - 1]]" if records else "p.pages"
@@ -74,7 +75,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     # Rows a call may send: one per record of its input, plus those the carry held. A record
     # takes at least a byte per field (delimiters, then a line end or the end of the file),
     # or, padded (pandas), a field and a line end; records=True takes one record per value.
-    padded = row_rules(opts) & PAD_SHORT_ROWS
+    padded = row_rules(opts, len(schema)) & PAD_SHORT_ROWS
     per_row = 1 if records else min(len(schema), 2) if padded else len(schema)
     carried = 1 if records else MAX_RECORD_BYTES // per_row + 2
     program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},

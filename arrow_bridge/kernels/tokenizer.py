@@ -34,6 +34,7 @@ NO_CHAR = -1  # "no quote/escape character" in a dialect
 # What :func:`tokenize` does with a record of another field count (``row_rules`` bits).
 SKIP_BAD_ROWS = 1  # leave it out and record it (on_bad_lines other than "error"), else an error
 PAD_SHORT_ROWS = 2  # a record with fewer fields gets empty ones (pandas' semantics): not a bad row
+BLANK_WHITESPACE_LINES = 4  # a line of only spaces and tabs (unquoted, not the delimiter) is an empty line (pandas)
 
 
 def record_capacity(length: int, ncols: int, row_rules: int) -> int:
@@ -183,6 +184,15 @@ def _record_end(buf, pos, end):
     return pos + 1
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _only_blanks(buf, start, stop):
+    """Whether ``buf[start:stop]`` is spaces and tabs only."""
+    for k in range(start, stop):
+        if buf[k] != 32 and buf[k] != 9:
+            return False
+    return True
+
+
 @njit(nogil=True, cache=True)
 def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, double_quote,
              row_rules, row_starts, ends, flags, bad_rows, counters):
@@ -195,7 +205,9 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     another field count is an error, or, with ``row_rules & SKIP_BAD_ROWS``,
     is left out and its start offset and field count recorded in
     ``bad_rows``; with ``PAD_SHORT_ROWS`` one with fewer fields gets empty
-    ones (their positions lie past the record, each of length 0).
+    ones (their positions lie past the record, each of length 0); with
+    ``BLANK_WHITESPACE_LINES`` a line of only spaces and tabs is skipped as an
+    empty line is (pandas' tokenizer).
 
     Returns ``(status, rows, position, line_breaks)``: with ``OK``, ``position``
     is ``end``; with ``NEEDS_MORE`` (the span ends inside a record and not
@@ -252,6 +264,8 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
             pos = _record_end(buf, pos, end)
             record_lines += 1
         lines += record_lines
+        if row_rules & BLANK_WHITESPACE_LINES and nfields == 1 and _only_blanks(buf, record_start, ends[rows]):
+            continue
         if nfields < ncols and row_rules & PAD_SHORT_ROWS:
             for j in range(nfields, ncols):  # empty fields: each starts one past the one before ends
                 ends[slot] = ends[slot - capacity] + 1

@@ -137,8 +137,13 @@ def test_short_rows_read_alike_on_every_path(tmp_path):
     data = b"a,b,c\n" + b"".join(b"%d,x%d,%d.5\n" % (i, i, i) if i % 7 else b"%d\n" % i for i in range(3000))
     path = tmp_path / "short.csv"
     path.write_bytes(data)
+    assert _read_alike_on_every_path(path).column("c").null_count == len(range(0, 3000, 7))
+
+
+def _read_alike_on_every_path(path) -> pa.Table:
+    """The file's Table under pandas semantics, checked the same at block size 64, on one
+    thread, on the device, in a dynamic split and in a stream, and pandas' frame in read_pandas."""
     expected = arrow_bridge.read_csv(path, semantics="pandas")
-    assert expected.column("c").null_count == len(range(0, 3000, 7))
     for how in (dict(block_size=64), dict(n_threads=1), dict(device="modern-gen4", block_size=1000),
                 dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
         assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
@@ -146,6 +151,43 @@ def test_short_rows_read_alike_on_every_path(tmp_path):
         assert stream.read_all().equals(expected)
     pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend="numpy"), pd.read_csv(path),
                                   check_exact=True)
+    return expected
+
+
+BLANK_LINES = {  # pandas' tokenizer skips a line of spaces and tabs as it skips an empty line
+    "between records": b"a,b\n1,2\n  \n3,4\n",
+    "the first and the last, no line end": b"a,b\n \n1,2\n\t",
+    "tab separated: a tab is a delimiter": b"a\tb\n1\t2\n  \n\t\n3\t4\n",
+    "quoted spaces are a value": b'a,b\n1,2\n"  "\n3,4\n',
+    "spaces after a delimiter are a value": b"a,b\n1, \n",
+}
+
+
+@pytest.mark.parametrize("keywords", [{}, dict(dtype={"a": "string"}), dict(nrows=2), dict(skip_blank_lines=False)],
+                         ids=["defaults", "dtype", "nrows", "blank lines kept"])
+@pytest.mark.parametrize("case", list(BLANK_LINES))
+def test_lines_of_spaces_are_blank_lines_as_in_pandas(case, keywords):
+    data = BLANK_LINES[case]
+    if case.startswith("tab separated"):
+        keywords = dict(keywords, sep="\t")
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
+def test_lines_of_spaces_read_alike_on_every_path(tmp_path):
+    for ncols, record in ((3, b"%d,x%d,%d.5\n"), (2, b"%d,%d.%d\n")):
+        data = b",".join([b"a", b"b", b"c"][:ncols]) + b"\n" + b"".join(
+            record % (i, i, i) if i % 7 else b" \t \n" for i in range(3000))
+        path = tmp_path / f"blank-{ncols}.csv"
+        path.write_bytes(data)
+        assert _read_alike_on_every_path(path).num_rows == 3000 - len(range(0, 3000, 7))
+    with pytest.raises(arrow_bridge.CsvParseError, match="expected 3 fields, got 1"):  # pyarrow's semantics
+        arrow_bridge.read_csv(io.BytesIO(b"a,b,c\n1,2,3\n  \n"))
+    # With one column such a line is a record, which the fused kernel reads as a row: a row on every path
+    data = b"a\n" + b"".join(b"x%d\n" % i if i % 7 else b"  \n" for i in range(3000))
+    one = arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas")
+    assert one.num_rows == 3000 and one.equals(arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas",
+                                                                     block_size=64))
 
 
 def test_short_rows_stay_errors_under_pyarrows_semantics():
