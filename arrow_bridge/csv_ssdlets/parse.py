@@ -13,7 +13,7 @@ from arrow_bridge.csv_ssdlets.programs import (CsvProgram, check_column_type, co
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import READER_COUNTERS
-from arrow_bridge.kernels.tokenizer import PAD_SHORT_ROWS
+from arrow_bridge.kernels.tokenizer import shortest_record
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.read_plan import row_rules
 from ndp_core.ssdlets import PAGES, Nullable, Out, SSDletError
@@ -75,8 +75,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     # Rows a call may send: one per record of its input, plus those the carry held. A record
     # takes at least a byte per field (delimiters, then a line end or the end of the file),
     # or, padded (pandas), a field and a line end; records=True takes one record per value.
-    padded = row_rules(opts, len(schema)) & PAD_SHORT_ROWS
-    per_row = 1 if records else min(len(schema), 2) if padded else len(schema)
+    per_row = 1 if records else shortest_record(len(schema), row_rules(opts, len(schema)))
     carried = 1 if records else MAX_RECORD_BYTES // per_row + 2
     program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},
                          outputs={p: Out(Nullable(f.type), extra_rows=carried, input_per_row=per_row,

@@ -37,14 +37,23 @@ PAD_SHORT_ROWS = 2  # a record with fewer fields gets empty ones (pandas' semant
 BLANK_WHITESPACE_LINES = 4  # a line of only spaces and tabs (unquoted, not the delimiter) is an empty line (pandas)
 
 
+def shortest_record(ncols: int, row_rules: int) -> int:
+    """The fewest bytes a record takes: ``ncols`` (delimiters and a line end),
+    or, padded, one field and a line end.
+
+    >>> shortest_record(5, 0), shortest_record(5, PAD_SHORT_ROWS), shortest_record(1, PAD_SHORT_ROWS)
+    (5, 2, 1)
+    """
+    return min(ncols, 2) if row_rules & PAD_SHORT_ROWS else ncols
+
+
 def record_capacity(length: int, ncols: int, row_rules: int) -> int:
-    """Records that ``length`` bytes can hold at most: each holds ``ncols``
-    bytes (delimiters and a line end), or, padded, one field and a line end.
+    """Records that ``length`` bytes can hold at most (:func:`shortest_record`).
 
     >>> record_capacity(100, 5, 0), record_capacity(100, 5, PAD_SHORT_ROWS)
     (21, 51)
     """
-    return length // (min(ncols, 2) if row_rules & PAD_SHORT_ROWS else ncols) + 1
+    return length // shortest_record(ncols, row_rules) + 1
 
 
 @njit(nogil=True, cache=True)
