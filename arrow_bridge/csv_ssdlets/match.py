@@ -62,16 +62,16 @@ def split_records(*, device: Any = None, **options: Any) -> SSDlet:
 def _matcher(encoded: Optional[list[bytes]], device: Any, options: dict[str, Any]) -> SSDlet:
     """The matcher for ``encoded`` keys (None: every record), compiled once."""
     opts = parse_options(options)
+    name = "split_records" if encoded is None else "records_containing"
     if opts.escape_char is not None or not opts.double_quote:
-        name = "split_records" if encoded is None else "records_containing"
         raise ValueError(f"{name} follows quotes as the reader's default dialect does: "
                          "no escape character, doubled quotes")
     key = tuple(encoded) if encoded is not None else None
-    return compiled_once(("match", key, settings_key(opts)), lambda: _match_program(encoded, opts),
+    return compiled_once(("match", key, settings_key(opts)), lambda: _match_program(name, encoded, opts),
                          _match_prices(device))
 
 
-def _match_program(encoded: Optional[list[bytes]], opts: CsvOptions) -> SSDlet:
+def _match_program(name: str, encoded: Optional[list[bytes]], opts: CsvOptions) -> SSDlet:
     namespace = kernel_namespace(None, None)
     namespace.update(KEY_DATA=np.frombuffer(b"".join(encoded or []), np.uint8).copy(),
                      KEY_OFFSETS=np.cumsum([0] + [len(k) for k in encoded or []]).astype(np.int64),
@@ -80,8 +80,7 @@ def _match_program(encoded: Optional[list[bytes]], opts: CsvOptions) -> SSDlet:
                      QUOTE=ord(opts.quote_char) if opts.quote_char else -1,
                      record_end=record_end, MAX_RECORD_BYTES=MAX_RECORD_BYTES, any_key=any_key,
                      only_line_ends=only_line_ends)
-    name = "split_records" if encoded is None else "records_containing"
-    func = compiled_function(name, _MATCH_TEMPLATE.replace("def records_containing(", f"def {name}("), namespace)
+    func = compiled_function(name, _MATCH_TEMPLATE.format(name=name), namespace)
     return SSDlet(func, inputs={"pages": PAGES},
                   outputs={"records": Out(pa.binary(), extra_rows=1, extra_bytes=MAX_RECORD_BYTES)},
                   args={}, state={"carry": _MATCH_CARRY}, work=_match_prices(None), budget=1 << 40)
@@ -142,7 +141,7 @@ _MATCH_CARRY = np.dtype([("bytes", np.uint8, (MAX_RECORD_BYTES,)), ("n", np.int6
                          ("seen", np.int64), ("started", np.int64)])
 
 _MATCH_TEMPLATE = '''
-def records_containing(p):
+def {name}(p):
     c = p.carry[0]
     size = p.pages.size
     i = 0
