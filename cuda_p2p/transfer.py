@@ -121,6 +121,13 @@ class PinnedStager:
         self.copied_back += stop - start
         return k
 
+    def launch(self, kernel: Any, n: int, *args: Any) -> None:
+        """``kernel(*args)`` over ``n`` threads on the stream (counted)."""
+        blocks, threads = runtime.launch_shape(n)
+        with runtime.KERNEL_TURN:
+            kernel[blocks, threads, self.stream](*args)
+        self.launches += 1
+
     def copy_on_gpu(self, dst: Any, src: Any) -> None:
         """Copies the device bytes ``src`` into ``dst`` (GPU to GPU), on the stream."""
         dst.copy_to_device(src, stream=self.stream)
@@ -328,10 +335,7 @@ class ColumnBuilder:
         self._check_offsets(at + used)
         memory = self.offsets.reserve((row + n + 1) * width, (row + 1) * width)
         dst = memory[row * width:(row + n + 1) * width].view(self.offset_dtype)
-        blocks, threads = runtime.launch_shape(n + 1)
-        with runtime.KERNEL_TURN:
-            bits.shift_offsets[blocks, threads, self.stager.stream](column.offsets[:n + 1], at, dst)
-        self.stager.launches += 1
+        self.stager.launch(bits.shift_offsets, n + 1, column.offsets[:n + 1], at, dst)
         if used:
             self.stager.copy_on_gpu(self.data.reserve(at + used, at)[at:at + used], column.data)
         self.data_at = at + used
@@ -445,10 +449,7 @@ def _allocate(nbytes: int, zeroed: bool, stager: PinnedStager) -> Any:
     stager.allocations += 1
     if zeroed:
         words = memory.view(np.uint32)
-        blocks, threads = runtime.launch_shape(words.shape[0])
-        with runtime.KERNEL_TURN:
-            bits.zero_words[blocks, threads, stager.stream](words)
-        stager.launches += 1
+        stager.launch(bits.zero_words, words.shape[0], words)
     return memory
 
 
@@ -460,13 +461,10 @@ def _launch_bits(dst: Any, row: int, count: int, stager: PinnedStager, src: Any 
     if count == 0:
         return
     words = dst.view(np.uint32)
-    blocks, threads = runtime.launch_shape(count)
-    with runtime.KERNEL_TURN:
-        if src is None:
-            bits.set_bits[blocks, threads, stager.stream](words, row, count)
-        else:
-            bits.or_bits[blocks, threads, stager.stream](src, count, words, row)
-    stager.launches += 1
+    if src is None:
+        stager.launch(bits.set_bits, count, words, row, count)
+    else:
+        stager.launch(bits.or_bits, count, src, count, words, row)
 
 
 def string_extent(chunk: pa.Array) -> tuple[int, int]:
