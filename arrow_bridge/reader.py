@@ -302,15 +302,11 @@ class CsvReader:
             interrupted()  # Ctrl-C: before handing out more
             budget.release(span)
             remaining = None if opts.nrows is None else opts.nrows - rows
-            if remaining is not None and (result.nrows > remaining or (
+            if self.types.empty_rows is not None:  # ignore_empty_lines=False: empty lines are rows too
+                self.types.empty_rows.rows_of(result, remaining)
+            elif remaining is not None and (result.nrows > remaining or (
                     result.nrows == remaining and result.status not in (OK, NEEDS_MORE))):
                 self.host.truncate(result, remaining)
-            if self.types.empty_rows is not None:  # ignore_empty_lines=False: they are rows too
-                if remaining is not None and result.status not in (OK, NEEDS_MORE):
-                    self.types.empty_rows.cut(result, remaining)  # the rows before bad input may be enough
-                self.types.empty_rows.fill(result)
-                if remaining is not None and result.nrows > remaining:
-                    self.types.empty_rows.cut(result, remaining)
             self.types.learn(result)
             self.errors.check(result, line)
             if unfixed and result.nrows:

@@ -162,13 +162,22 @@ class EmptyLineRows:
             row, j, offset = result.bad_value
             result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(filled) - len(text)))
 
+    def rows_of(self, result: SpanResult, keep: Optional[int]) -> None:
+        """The span's rows with its empty lines among them, its first ``keep``
+        only where given (``nrows``). A span that stopped at bad input keeps
+        its error unless the rows before it are ``keep`` or more."""
+        if keep is not None and result.status not in (OK, NEEDS_MORE):
+            self.cut(result, keep)  # cut fills what it keeps
+            return
+        self.fill(result)
+        if keep is not None and result.nrows > keep:
+            self.cut(result, keep)
 
     def cut(self, result: SpanResult, keep: int) -> None:
-        """Keeps the first ``keep`` rows of a span (``nrows``), its empty lines
-        counted as rows: the span ends where row ``keep`` starts, and is filled
-        again, its types inferred from the rows kept, as pandas infers them. A
-        span that stopped at bad input keeps its error unless the rows before it
-        are ``keep`` or more."""
+        """Keeps the first ``keep`` rows of a span, its empty lines counted as
+        rows: the span ends where row ``keep`` starts, and is filled again, its
+        types inferred from the rows kept, as pandas infers them. Nothing
+        changes where fewer rows end the span or precede its bad input."""
         text = self.host.span_text(result.span, result.parsed)
         tokens = self.host.tokenize(text, True, SpanResult(result.span))
         empty = empty_line_offsets(text, self.read.dialect)
