@@ -313,7 +313,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
                                  for value in converted], index=frame.index, name=name)
     categorical = list(frame.columns) if steps.categories is True else list(steps.categories)
-    for key in categorical:  # a name, or (dtype={1: "category"}) a position
+    for key in categorical:  # named before the read (name_positions); pandas ignores a column the file lacks
+        if not _has_column(frame, key):
+            continue
         dtype = steps.category_dtypes.get(key, steps.category_dtypes.get(None, "category"))
         name = _name(frame, key)
         frame[name] = steps.category_words.categorical(frame[name], dtype)

@@ -112,8 +112,9 @@ def test_dtype_category_for_every_column(dtype_backend):
     (b"a,b\n,1\n,2\n", dict(thousands=" ", dtype={"a": "float32"})),  # no values
     (b"1,x,y\n2,z,y\n", dict(header=None, usecols=[1, 2], dtype={2: "category"})),  # labels are file numbers
     (b"1,x,y\n2,z,y\n", dict(header=None, usecols=[1, 2], dtype={1: "category"})),  # not positions
+    (b"a,b\nx,1\n", dict(dtype={5: "category", "zz": "category"})),  # columns the file lacks: ignored
 ], ids=["category by position", "category, no rows", "thousands, no rows", "thousands, all null",
-        "category by label 2", "category by label 1"])
+        "category by label 2", "category by label 1", "category, missing columns"])
 def test_dtype_keywords_on_columns_without_values(data, keywords):
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
