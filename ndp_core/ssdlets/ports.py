@@ -352,6 +352,9 @@ def to_port_values(values: Any, ptype: PortType, where: str) -> Packet:
         # The values buffer as it is (dates and timestamps as their integers).
         values = np.frombuffer(values.buffers()[1], ptype.dtype, len(values), values.offset * ptype.itemsize)
     array = np.ascontiguousarray(values)
+    if array.ndim != 1:  # a list of packets, say: one array of values, cut into packets by the runtime
+        raise ValueError(f"{where} takes one array of values (the runtime cuts it into packets), "
+                         f"got an array of shape {array.shape}")
     if array.dtype != ptype.dtype:
         raise TypeError(f"{where} takes {ptype.name} ({ptype.dtype}), got an array of {array.dtype}")
     return array

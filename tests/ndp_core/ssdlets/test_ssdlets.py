@@ -136,6 +136,8 @@ def test_arguments_are_checked_against_the_declaration(ssd):
     node = app.add(keep_above, floor=1)
     with pytest.raises(TypeError, match="takes int64, got an Arrow array of double"):
         app.feed(node.x, pa.array([1.5]))
+    with pytest.raises(ValueError, match=r"takes one array of values .* got an array of shape \(2, 3\)"):
+        app.feed(node.x, [np.arange(3), np.arange(3, 6)])  # packets are the runtime's to cut
 
 
 @pytest.mark.parametrize("program, message", [
