@@ -167,6 +167,10 @@ class _LazyModule:
     def __reduce__(self):
         return _LazyModule, (self._name,)
 
+    def __fingerprint__(self):
+        """What a compiled SSDlet's fingerprint takes it as (:mod:`ndp_core.ssdlets.disk_cache`): the module."""
+        return importlib.import_module(self._name)
+
 
 #: ``numba.core.types`` and ``numba.core.cgutils``, for the typing and code
 #: generation functions of intrinsics, which run only when a kernel compiles.

@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     expression = RowFilter(filters).expression
     peer = best(lambda: _timed(lambda: pacsv.read_csv(path).filter(expression)), args.repeat)[0]
     print(f"lineitem SF{args.scale_factor:g} ({path.stat().st_size / 1e6:.0f} MB), Q6's filter, "
-          f"{expected.num_rows} rows kept; programs compiled and first run in {compile_s:.1f} s")
+          f"{expected.num_rows} rows kept; programs made ({parse.compiled_how}, {keep.compiled_how}) "
+          f"and first run in {compile_s:.1f} s")
     print(f"{'':<22}{'wall s':>9}{'link MB':>10}" + "".join(f"{p + ' ms':>22}" for p in PROFILES)
           + f"{'bound on ' + PROFILES[0]:>22}")
     for label, row in rows.items():
@@ -154,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     stage = span_stage(path, filters, args.repeat)
     write_result("csv-ssdlets.json", {"host": host_info(), "file": str(path), "file_bytes": path.stat().st_size,
                                       "rows_kept": expected.num_rows, "compile_and_first_run_s": round(compile_s, 2),
+                                      "programs_came": [parse.compiled_how, keep.compiled_how],
                                       "placements": rows, "read_csv_filters_s": round(reader, 4),
                                       "pyarrow_read_filter_s": round(peer, 4), "q1_aggregates": aggregates,
                                       "biscuit": biscuit, "span_stage": stage})

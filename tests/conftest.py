@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Callable, Sequence
 
 import pytest
+
+# Compiled SSDlets go under the checkout's build/, not the user's ~/.cache; the suite's
+# workers (and child processes) share them: one compiles a program, the others load it.
+os.environ.setdefault("NDP_SSDLET_CACHE", str(Path(__file__).resolve().parents[1] / "build" / "ssdlet-cache"))
 
 
 @pytest.fixture

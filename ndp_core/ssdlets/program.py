@@ -51,7 +51,8 @@ from typing import Any, Callable, Mapping, Optional, Union
 import numpy as np
 
 from ndp_core.engine import APP_PRIVATE_STATUS_BASE, Status
-from ndp_core.ssdlets.metering import metered_function
+from ndp_core.ssdlets.disk_cache import compiled_app
+from ndp_core.ssdlets.metering import metered_function, metered_source
 from ndp_core.ssdlets.ports import Out, PortType, TypeSpec, port_type
 
 #: What ``p.<port>`` is for a string or binary port: Arrow's offsets (int32) and bytes.
@@ -98,6 +99,10 @@ WorkPrice = Union[float, tuple[float, float]]
 class SSDlet:
     """A device program (see the module doc); build one with :func:`ssdlet`."""
 
+    #: Once :attr:`app` is made: ``"loaded"`` from the disk cache, ``"compiled"`` (and
+    #: saved there), or why it was compiled in this process only.
+    compiled_how: Optional[str] = None
+
     def __init__(self, func: Callable, *, inputs: Mapping[str, TypeSpec], outputs: Mapping[str, Union[TypeSpec, Out]],
                  args: Mapping[str, TypeSpec], state: Mapping[str, TypeSpec], work: Mapping[str, WorkPrice],
                  budget: int) -> None:
@@ -122,7 +127,9 @@ class SSDlet:
 
     @cached_property
     def app(self):
-        """The compiled StorageApp (a Numba cfunc; ``.address`` is what MINIT takes)."""
+        """The compiled StorageApp (a Numba cfunc; ``.address`` is what MINIT takes),
+        loaded from the disk cache where a process compiled it before
+        (:mod:`~ndp_core.ssdlets.disk_cache`); :attr:`compiled_how` says which."""
         import numba
 
         from ndp_core import engine
@@ -135,8 +142,12 @@ class SSDlet:
                          BAD_INPUT=BAD_INPUT, error_slot=_error_slot(engine, whole_items), whole_items=whole_items)
         namespace.update({f"DT_{name}": t.dtype for name, t in self._typed_fields()}, StringsView=StringsView,
                          NullableView=NullableView, NullableStringsView=NullableStringsView)
-        exec(compile(self.wrapper_source(), f"<ssdlet {self.name}>", "exec"), namespace)  # generated from our template
-        return numba.cfunc(engine.APP_SIGNATURE, nopython=True)(namespace["app"])
+        # The metered body is compiled into the app: its text goes into the fingerprint with the wrapper's.
+        source_text = self.wrapper_source() + "".join(f"# {line}" for line in
+                                                      metered_source(self.func).splitlines(True))
+        app, self.compiled_how = compiled_app(source_text, "app", namespace, lambda func, cache: numba.cfunc(
+            engine.APP_SIGNATURE, nopython=True, cache=cache)(func))
+        return app
 
     @cached_property
     def ports_tuple(self) -> type:

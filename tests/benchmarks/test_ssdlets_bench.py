@@ -10,3 +10,4 @@ def test_every_placement_gives_pyarrows_answer_and_a_model(tmp_path):
     assert rows["all on the device"]["link_bytes"] == 16  # the sum and the count
     assert rows["all on the host"]["link_bytes"] == path.stat().st_size
     assert all(row["modeled_ms_biscuit-pm"] > 0 for row in rows.values())
+    assert set(results["programs_came"]) <= {"compiled", "loaded"}  # the suite's cache folder is writable
