@@ -9,20 +9,24 @@ of everything its machine code depends on, with Numba's own cache beside it
 (``cfunc(cache=True)``): a second process with the same program finds the
 file and loads the code Numba saved.
 
-The fingerprint (:func:`fingerprint`) covers the generated source, and every
-value the code refers to, followed through what those refer to: numbers,
-strings and arrays by value, dtypes and Numba types by name, modules by name,
-version and file, and functions (plain, Numba's, intrinsics) by the text of
-their source file, their closure and, in turn, the globals they load. A value
-of another kind may say what it stands for with a ``__fingerprint__()``
-method. It ends
-with Python's, NumPy's and Numba's versions; Numba's own index adds the CPU.
-A value it does not know (a DataFrame a program's module holds, say) makes
-the fingerprint ``None``: the program is compiled in the process, as it would
-be without a cache, and never loaded stale.
+The fingerprint (:func:`fingerprint`) covers the generated source and every
+value the code loads, followed through what those load in turn: numbers,
+strings and arrays by value, dtypes and Numba types by name, and functions
+(plain, Numba's, intrinsics) by their code object as it is in memory (bytecode,
+constants, names: a file edited but not reloaded is not what runs), their
+closure and the globals they load. An attribute read off a module
+(``helpers.step``) is followed to what it is, unless the module is pinned by a
+version: the standard library and installed packages (NumPy, Numba), which
+the fingerprint names with Python's, NumPy's, Numba's and llvmlite's
+versions and the Numba settings that change the code it makes
+(``NUMBA_BOUNDSCHECK``, ``NUMBA_OPT``...); Numba's own index adds the CPU. A
+value of another kind may say what it stands for with a ``__fingerprint__()``
+method. A value it does not know (a DataFrame a program's module holds, say)
+makes the fingerprint ``None``: the program is compiled in the process, as it
+would be without a cache, and never loaded stale.
 
-Like Numba's ``cache=True``, the fingerprint sees a function's own file, not
-the source of a compiled extension it calls.
+What it cannot see: a change inside a compiled extension, or inside an
+installed package that keeps its version.
 
 The folder is ``$NDP_SSDLET_CACHE``, else ``$XDG_CACHE_HOME/ndp/ssdlets`` (or
 ``~/.cache/ndp/ssdlets``); ``NDP_SSDLET_CACHE=off`` turns the cache off. It
@@ -45,12 +49,11 @@ from __future__ import annotations
 import contextlib
 import dis
 import enum
-import functools
 import hashlib
-import linecache
 import os
 import sys
 import tempfile
+import time
 import types
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
@@ -82,18 +85,10 @@ def fingerprint(source_text: str, namespace: Mapping[str, Any]) -> Optional[str]
 def _fingerprint(source_text: str, namespace: Mapping[str, Any]) -> tuple[Optional[str], str]:
     """The fingerprint, or None and what stopped it."""
     try:
-        key = _Keys().of_names(source_text_names(source_text), namespace)
+        key = _Keys().of_chains(_loaded_chains(compile(source_text, "<fingerprint>", "exec")), namespace)
     except _Unknown as unknown:
         return None, str(unknown)
-    import numba
-
-    versions = (sys.version, np.__version__, numba.__version__)
-    return hashlib.sha256(repr((source_text, key, versions)).encode()).hexdigest(), ""
-
-
-def source_text_names(source_text: str) -> list[str]:
-    """The global names the code of ``source_text`` loads (at any depth)."""
-    return sorted(_loaded_globals(compile(source_text, "<fingerprint>", "exec")))
+    return hashlib.sha256(repr((source_text, key, _toolchain())).encode()).hexdigest(), ""
 
 
 def compiled_app(source_text: str, name: str, namespace: dict[str, Any], compile_app: Callable[..., Any]) \
@@ -116,7 +111,10 @@ def compiled_app(source_text: str, name: str, namespace: dict[str, Any], compile
     # Numba rebuilds a loaded function's environment from its module, by name: an importable one
     namespace.setdefault("__name__", __name__)
     exec(compile(source_text, str(path), "exec"), namespace)  # the same text, from its file
-    app = compile_app(namespace[name], cache=True)  # a cfunc compiles, or loads, as it is made
+    try:
+        app = compile_app(namespace[name], cache=True)  # a cfunc compiles, or loads, as it is made
+    except (OSError, RuntimeError) as error:  # its file pruned by another process meanwhile, say
+        return _in_process(source_text, name, namespace, compile_app, f"the cache failed: {error}")
     # Numba's files: in __pycache__ beside the source, or under $NUMBA_CACHE_DIR where that is set
     numba_folder = Path(getattr(getattr(app, "_cache", None), "_cache_path", folder / "__pycache__"))
     indexes = list(numba_folder.glob(f"{path.stem}.*.nbi"))
@@ -127,7 +125,7 @@ def compiled_app(source_text: str, name: str, namespace: dict[str, Any], compile
         return app, "loaded"
     if not indexes:  # Numba declined to save it (it says why in a NumbaWarning)
         return app, "compiled in this process (Numba did not save it)"
-    prune(folder)
+    prune(folder, numba_folder=numba_folder)
     return app, "compiled"
 
 
@@ -137,10 +135,12 @@ def _in_process(source_text: str, name: str, namespace: dict[str, Any], compile_
     return compile_app(namespace[name], cache=False), f"compiled in this process ({why})"
 
 
-def prune(folder: Path, limit_bytes: Optional[int] = None) -> int:
+def prune(folder: Path, limit_bytes: Optional[int] = None, *, numba_folder: Optional[Path] = None) -> int:
     """Deletes the programs used longest ago until the folder holds at most three
     quarters of ``limit_bytes`` (default ``$NDP_SSDLET_CACHE_MB``, 1024 MB), once it holds
-    more; returns how many it deleted. A deleted program is compiled again when next used.
+    more; returns how many it deleted. A program used in the last ten minutes stays
+    (another process may be loading it); a deleted one is compiled again when next used.
+    Numba's files are in ``numba_folder`` (default: ``__pycache__`` in the folder).
 
     >>> import tempfile
     >>> prune(Path(tempfile.mkdtemp()), limit_bytes=1)
@@ -148,31 +148,40 @@ def prune(folder: Path, limit_bytes: Optional[int] = None) -> int:
     """
     if limit_bytes is None:
         limit_bytes = int(float(os.environ.get("NDP_SSDLET_CACHE_MB", 1024)) * 2**20)
-    programs: dict[str, list[os.DirEntry]] = {}
-    for entry in [*_entries(folder), *_entries(folder / "__pycache__")]:
-        programs.setdefault(entry.name.split(".")[0], []).append(entry)
-    sizes = {stem: sum(e.stat().st_size for e in entries) for stem, entries in programs.items()}
+    programs: dict[str, list[tuple[str, os.stat_result]]] = {}
+    for path, stat in [*_files(folder), *_files(numba_folder or folder / "__pycache__")]:
+        programs.setdefault(Path(path).name.split(".")[0], []).append((path, stat))
+    sizes = {stem: sum(stat.st_size for _, stat in files) for stem, files in programs.items()}
     total = sum(sizes.values())
     if total <= limit_bytes:
         return 0
-    last_used = {stem: max(e.stat().st_mtime for e in entries) for stem, entries in programs.items()}
+    last_used = {stem: max(stat.st_mtime for _, stat in files) for stem, files in programs.items()}
     deleted = 0
     for stem in sorted(programs, key=last_used.__getitem__):
-        if total <= limit_bytes * 3 // 4:
+        if total <= limit_bytes * 3 // 4 or last_used[stem] > time.time() - _IN_USE_S:
             break
-        for entry in programs[stem]:
+        for path, _ in programs[stem]:
             with contextlib.suppress(FileNotFoundError):  # another process pruned it first
-                os.unlink(entry.path)
+                os.unlink(path)
         total -= sizes[stem]
         deleted += 1
     return deleted
 
 
-def _entries(folder: Path) -> list[os.DirEntry]:
-    try:
-        return [entry for entry in os.scandir(folder) if entry.name.startswith("ssdlet_") and entry.is_file()]
-    except FileNotFoundError:
-        return []
+#: Seconds a program is taken to be in use after it was last saved or loaded.
+_IN_USE_S = 600
+
+
+def _files(folder: Path) -> list[tuple[str, os.stat_result]]:
+    """The programs' files in ``folder`` with their sizes and times (a file another process
+    removes meanwhile, such as Numba's temporary ones, is left out)."""
+    found = []
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            if entry.name.startswith("ssdlet_"):
+                with contextlib.suppress(FileNotFoundError):
+                    found.append((entry.path, entry.stat()))
+    return found
 
 
 def _source_file(folder: Path, digest: str, source_text: str) -> Path:
@@ -182,41 +191,84 @@ def _source_file(folder: Path, digest: str, source_text: str) -> Path:
     if path.exists():
         return path
     folder.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f"{path.stem}.", suffix=".tmp")
     with os.fdopen(handle, "w") as out:
         out.write(source_text)
+    os.chmod(temporary, 0o644)  # a shared folder: readable as any file written there
     try:
         os.link(temporary, path)  # only the first writer's file stands; a later one finds it
     except FileExistsError:
         pass
+    except OSError:  # a file system without hard links
+        if not path.exists():
+            os.replace(temporary, path)
     finally:
-        os.unlink(temporary)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
     return path
 
 
-def _loaded_globals(code: types.CodeType) -> set[str]:
-    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+#: (name, attribute, ...) a code object loads: a global, and the attributes read off it.
+Chain = tuple[str, ...]
+
+
+def _loaded_chains(code: types.CodeType) -> set[Chain]:
+    """The globals ``code`` loads (at any depth), each with the attributes read off
+    it in a row (``helpers.step`` is ``("helpers", "step")``)."""
+    chains: set[Chain] = set()
+    chain: Optional[Chain] = None
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            if chain:
+                chains.add(chain)
+            chain = (ins.argval,)
+        elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain:
+            chain = (*chain, ins.argval)
+        elif chain:
+            chains.add(chain)
+            chain = None
+    if chain:
+        chains.add(chain)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _loaded_globals(const)
-    return names
+            chains |= _loaded_chains(const)
+    return chains
 
 
-@functools.lru_cache(maxsize=None)
-def _file_digest(path: str, stamp: tuple) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def _code_key(code: types.CodeType) -> tuple:
+    """What Numba compiles of a function: its bytecode, names and constants (line
+    numbers too, for its messages); not its file name, which a generated one numbers."""
+    consts = tuple(_code_key(c) if isinstance(c, types.CodeType) else
+                   ("frozenset", tuple(sorted(map(repr, c)))) if isinstance(c, frozenset) else
+                   (type(c).__name__, repr(c)) for c in code.co_consts)
+    return (code.co_name, code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags,
+            code.co_firstlineno)
 
 
-def _source_digest(code: types.CodeType) -> str:
-    """The text of the file ``code`` came from (a generated one: its lines in ``linecache``)."""
-    path = code.co_filename
-    if os.path.isfile(path):
-        stat = os.stat(path)
-        return _file_digest(path, (stat.st_mtime_ns, stat.st_size))
-    lines = linecache.getlines(path)
-    if not lines:
-        raise _Unknown(f"{code.co_name}, whose source ({path}) is not at hand")
-    return hashlib.sha256("".join(lines).encode()).hexdigest()
+def _pinned(module: types.ModuleType) -> bool:
+    """Whether a module is fixed by the versions in the fingerprint (the standard library,
+    installed packages): its attributes are then not followed."""
+    top = module.__name__.split(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+        return True
+    file = getattr(sys.modules.get(top), "__file__", None) or ""
+    return any(part in ("site-packages", "dist-packages") for part in Path(file).parts)
+
+
+#: Numba's settings that change the code it makes (NUMBA_BOUNDSCHECK=0 would drop a
+#: program's bounds checks), in the fingerprint beside the versions.
+_NUMBA_SETTINGS = ("BOUNDSCHECK", "OPT", "DEBUGINFO_DEFAULT", "CPU_NAME", "CPU_FEATURES", "DISABLE_JIT",
+                   "ENABLE_AVX", "LOOP_VECTORIZE", "SLP_VECTORIZE", "FASTMATH")
+
+
+def _toolchain() -> tuple:
+    import llvmlite
+    import numba
+    from numba.core import config
+
+    settings = tuple((name, repr(getattr(config, name, None))) for name in _NUMBA_SETTINGS)
+    return sys.version, np.__version__, numba.__version__, llvmlite.__version__, settings
 
 
 class _Keys:
@@ -224,42 +276,58 @@ class _Keys:
     (the order is fixed, so the same program gives the same fingerprint)."""
 
     def __init__(self) -> None:
-        self.seen: set[int] = set()
+        self.seen: dict[int, Any] = {}  # the functions themselves too: an id is not reused while held
 
-    def of_names(self, names: list[str], namespace: Mapping[str, Any]) -> tuple:
-        return tuple((name, self.of(namespace[name])) for name in names if name in namespace)
+    def of_chains(self, chains: set[Chain], namespace: Mapping[str, Any]) -> tuple:
+        """The values ``chains`` start from in ``namespace`` (a name it lacks is a builtin),
+        and what their attributes lead to, past a pinned module's."""
+        keys = []
+        for chain in sorted(chains):
+            if chain[0] not in namespace:
+                continue
+            value = namespace[chain[0]]
+            keys.append((chain[0], self.of(value)))
+            for depth, attribute in enumerate(chain[1:], 1):
+                if not isinstance(value, types.ModuleType) or _pinned(value):
+                    break  # an attribute of a value is in the value's key
+                value = getattr(value, attribute, _MISSING)
+                keys.append((chain[:depth + 1], self.of(value)))
+        return tuple(keys)
 
     def of(self, value: Any) -> Any:  # noqa: C901 - one case a kind, in the order they are met
-        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        if value is None or value is _MISSING or isinstance(value, (bool, int, float, complex, str, bytes)):
             return (type(value).__name__, repr(value))
         if isinstance(value, enum.Enum):
-            return ("enum", type(value).__qualname__, repr(value.value))
+            return ("enum", type(value).__module__, type(value).__qualname__, value.name)
         if isinstance(value, np.ndarray):
             return ("array", value.dtype.str, value.shape, hashlib.sha256(np.ascontiguousarray(value)).hexdigest())
         if isinstance(value, np.generic):
             return ("scalar", value.dtype.str, repr(value.item()))
         if isinstance(value, np.dtype):
             return ("dtype", value.str, repr(value.descr))
-        if isinstance(value, (tuple, list, frozenset)):
-            items = sorted(value, key=repr) if isinstance(value, frozenset) else value
-            return (type(value).__name__, tuple(self.of(item) for item in items))
+        if isinstance(value, (frozenset, set)):
+            return (type(value).__name__, tuple(sorted(repr(self.of(item)) for item in value)))
+        if isinstance(value, (tuple, list)):
+            kind = type(value).__name__ if type(value) in (tuple, list) else self._class(type(value))
+            return (kind, tuple(self.of(item) for item in value))
         if isinstance(value, types.ModuleType):
-            file = getattr(value, "__file__", None)
-            digest = _file_digest(file, ()) if file and os.path.isfile(file) else None
-            return ("module", value.__name__, getattr(value, "__version__", None), digest)
+            return ("module", value.__name__, getattr(value, "__version__", None))
         if isinstance(value, type):
             return self._class(value)
         stands_for = getattr(type(value), "__fingerprint__", None)
         if stands_for is not None:  # a value that says what it stands for (a module imported lazily, say)
             return ("stands for", self.of(stands_for(value)))
         if _numba_type(value):
-            return ("numba type", str(value))
+            text = str(value)
+            if "0x" in text:  # a type that names an object by its address: no two processes agree
+                raise _Unknown(f"the Numba type {text}")
+            return ("numba type", text)
         if isinstance(value, types.FunctionType):
             return self._function(value)
         py_func = vars(value).get("py_func") if hasattr(value, "__dict__") else None
         if isinstance(py_func, types.FunctionType):  # a Numba dispatcher, or the reader's lazy Kernel
             options = vars(value).get("options", vars(value).get("targetoptions", {}))
-            return ("jitted", self._function(py_func), repr(sorted(options.items())))
+            return ("jitted", self._function(py_func), self.of(tuple(sorted(options.items()))))
         definition = getattr(value, "_defn", None)
         if isinstance(definition, types.FunctionType):  # a Numba intrinsic
             return ("intrinsic", self._function(definition))
@@ -273,15 +341,18 @@ class _Keys:
         raise _Unknown(f"the class {cls.__module__}.{cls.__qualname__}")
 
     def _function(self, func: types.FunctionType) -> tuple:
-        code = func.__code__
         if id(func) in self.seen:
             return ("function seen", func.__qualname__)
-        self.seen.add(id(func))
+        self.seen[id(func)] = func
+        code = func.__code__
         cells = tuple((name, self.of(cell.cell_contents))
                       for name, cell in zip(code.co_freevars, func.__closure__ or ()))
-        return ("function", func.__qualname__, code.co_firstlineno, _source_digest(code),
-                self.of(func.__defaults__), cells,
-                self.of_names(sorted(_loaded_globals(code)), func.__globals__))
+        return ("function", func.__qualname__, _code_key(code), self.of(func.__defaults__), cells,
+                self.of_chains(_loaded_chains(code), func.__globals__))
+
+
+#: An attribute a module lacks (the code would fail to compile; it has a key all the same).
+_MISSING = type("_Missing", (), {"__repr__": lambda self: "<missing>"})()
 
 
 def _numba_type(value: Any) -> bool:
@@ -289,7 +360,7 @@ def _numba_type(value: Any) -> bool:
     return numba_types is not None and isinstance(value, numba_types.Type)
 
 
-__test__ = {"source_text_names": """
->>> source_text_names("def f(x):\\n    return np.sum(x) + LIMIT\\n")
-['LIMIT', 'np']
+__test__ = {"_loaded_chains": """
+>>> sorted(_loaded_chains(compile("def f(x):\\n    return np.sum(x) + helpers.step(LIMIT)\\n", "", "exec")))
+[('LIMIT',), ('helpers', 'step'), ('np', 'sum')]
 """}

@@ -13,13 +13,14 @@ import pytest
 
 from ndp_core.ssdlets import disk_cache
 
-# A program in a module of its own (rewritten between runs), a helper it calls in another,
-# and a run on both sides of the link; the child prints how each program came and the answers.
+# A program in a module of its own (rewritten between runs), a helper it reaches through a
+# package's attribute (the package imports it from a module of its own), and a run on both
+# sides of the link; the child prints how each program came and the answers.
 _PROGRAM = """
 import numba
 import numpy as np
 import pyarrow as pa
-from helper import bump
+import helpers
 from ndp_core.ssdlets import Out, ssdlet
 
 LIMIT = {limit}
@@ -29,7 +30,7 @@ def above_limit(p):
     n = 0
     for i in range(p.x.size):
         if p.x[i] > LIMIT:
-            p.y[n] = bump(p.x[i])
+            p.y[n] = helpers.bump(p.x[i])
             n += 1
     p.tested[0] += p.x.size
     return n
@@ -44,6 +45,9 @@ def bump(v):
 _CHILD = """
 import json, sys
 import numpy as np
+import program
+if len(sys.argv) > 1:  # the helper's file edited after it was imported: the process runs the old one
+    open("helpers/impl.py", "w").write(sys.argv[1])
 from device_emulator import ComputationalSSD
 from ndp_core.ssdlets import Application
 from ndp_core.ssdlets.examples import total
@@ -65,12 +69,16 @@ print(json.dumps({"how": [above_limit.compiled_how, total.compiled_how], "answer
 """
 
 
-def _run(folder: Path, cache: Path, limit: int = 5, step: int = 100) -> dict:
+def _run(folder: Path, cache: Path, limit: int = 5, step: int = 100, *, edit_after_import: str = "",
+         env: dict = {}) -> dict:
     (folder / "program.py").write_text(_PROGRAM.format(limit=limit))
-    (folder / "helper.py").write_text(_HELPER.format(step=step))
-    env = {**os.environ, "NDP_SSDLET_CACHE": str(cache),
+    (folder / "helpers").mkdir(exist_ok=True)
+    (folder / "helpers" / "__init__.py").write_text("from helpers.impl import bump\n")
+    (folder / "helpers" / "impl.py").write_text(_HELPER.format(step=step))
+    env = {**os.environ, "NDP_SSDLET_CACHE": str(cache), **env,
            "PYTHONPATH": os.pathsep.join([str(folder), str(Path(__file__).resolve().parents[3])])}
-    done = subprocess.run([sys.executable, "-c", _CHILD], cwd=folder, env=env, capture_output=True, text=True,
+    args = [edit_after_import] if edit_after_import else []
+    done = subprocess.run([sys.executable, "-c", _CHILD, *args], cwd=folder, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -90,8 +98,9 @@ def test_a_second_process_loads_what_the_first_compiled_and_answers_the_same(tmp
 
 
 def test_a_changed_global_or_helper_is_compiled_anew(tmp_path):
-    """The module's constant, then a helper's body in another file: each change makes
-    another program, never the saved one; going back loads the first again."""
+    """The module's constant, then the body of a helper reached as ``helpers.bump`` (in
+    ``helpers/impl.py``): each change makes another program, never the saved one; going
+    back loads the first again."""
     cache = tmp_path / "cache"
     _run(tmp_path, cache)
     time.sleep(0.01)  # a rewritten file gets a later time
@@ -103,6 +112,27 @@ def test_a_changed_global_or_helper_is_compiled_anew(tmp_path):
     assert changed_helper["answers"]["host"] == _expected(12, 7)
     back = _run(tmp_path, cache)
     assert back["how"] == ["loaded", "loaded"] and back["answers"]["device"] == _expected(5, 100)
+
+
+def test_what_runs_is_saved_not_what_the_file_says_later(tmp_path):
+    """A helper's file edited after the process imported it: that process compiles (and
+    saves) the code it holds; the next process reads the new file and compiles it."""
+    cache = tmp_path / "cache"
+    stale = _run(tmp_path, cache, edit_after_import=_HELPER.format(step=7))
+    assert stale["how"] == ["compiled", "compiled"] and stale["answers"]["host"] == _expected(5, 100)
+    fresh = _run(tmp_path, cache, step=7)
+    assert fresh["how"] == ["compiled", "loaded"] and fresh["answers"]["host"] == _expected(5, 7)
+
+
+def test_numbas_settings_are_part_of_the_program(tmp_path):
+    """NUMBA_BOUNDSCHECK=0 compiles without the bounds checks SSDlets rely on: a process
+    without it must not load that code."""
+    cache = tmp_path / "cache"
+    unchecked = _run(tmp_path, cache, env={"NUMBA_BOUNDSCHECK": "0"})
+    assert unchecked["how"] == ["compiled", "compiled"]
+    checked = _run(tmp_path, cache)
+    assert checked["how"] == ["compiled", "compiled"]
+    assert checked["answers"] == unchecked["answers"]
 
 
 def test_the_cache_switched_off_compiles_in_the_process(tmp_path):
@@ -155,8 +185,7 @@ def test_prune_deletes_the_programs_used_longest_ago(tmp_path):
 
 
 def test_the_fingerprint_follows_helpers_through_their_globals(tmp_path, monkeypatch):
-    """A global of a helper the code calls (two files away) is part of the fingerprint;
-    code without a source file or lines at hand has none."""
+    """A global of a helper the code calls (two files away) is part of the fingerprint."""
     pytest.importorskip("numba")
     (tmp_path / "steps.py").write_text("import numba\nSTEP = 1\n@numba.njit\ndef inner(v):\n    return v + STEP\n")
     (tmp_path / "outer_mod.py").write_text("import numba\nfrom steps import inner\n"
@@ -169,9 +198,14 @@ def test_the_fingerprint_follows_helpers_through_their_globals(tmp_path, monkeyp
     before = disk_cache.fingerprint(text, {"outer": outer_mod.outer})
     monkeypatch.setattr(steps, "STEP", 2)
     assert before is not None and disk_cache.fingerprint(text, {"outer": outer_mod.outer}) != before
-    namespace: dict = {}
+    steps.STEP = 1
+    assert disk_cache.fingerprint(text, {"outer": outer_mod.outer}) == before
+    namespace: dict = {}  # code without a file: its code object is what counts
     exec("def nowhere(v):\n    return v\n", namespace)
-    assert disk_cache.fingerprint("def app(call):\n    return nowhere(call)\n", namespace) is None
+    other: dict = {}
+    exec("def nowhere(v):\n    return v + 1\n", other)
+    text = "def app(call):\n    return nowhere(call)\n"
+    assert disk_cache.fingerprint(text, namespace) != disk_cache.fingerprint(text, other)
 
 
 def test_a_folder_it_cannot_write_compiles_in_the_process(monkeypatch, tmp_path):
