@@ -11,10 +11,11 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from arrow_bridge.column_names import deduplicated
-from arrow_bridge.errors import MemoryLimitError
+from arrow_bridge import errors
+from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.options import CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
-from arrow_bridge.pandas_frame import (FRAME_KEYWORDS, FrameSteps, arrow_keywords, name_positions, numbered_columns,
+from arrow_bridge.pandas_frame import (arrow_keywords, name_positions, numbered_columns,
                                        positions_named, selected_names, shape, split_keywords, with_pandas_dtypes)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
@@ -476,6 +477,10 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     limit, a Table that cannot fit next to a copy of itself raises
     :class:`arrow_bridge.MemoryLimitError` before the conversion.
 
+    An input with nothing to read columns from raises
+    :class:`arrow_bridge.errors.PandasEmptyCsvError`: a ``CsvParseError`` that
+    ``except pandas.errors.EmptyDataError`` catches, as pandas raises.
+
     >>> import io, arrow_bridge
     >>> arrow_bridge.read_pandas(io.BytesIO(b"a\\n1\\n"), dtype_backend="numpy").dtypes["a"]
     dtype('int64')
@@ -483,6 +488,14 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
     ...     [frame.index.tolist() for frame in chunks]
     [[0, 1], [2]]
     """
+    try:
+        return _read_pandas(source, dtype_backend, chunksize, iterator, options)
+    except EmptyCsvError as error:  # what pandas users catch: pandas.errors.EmptyDataError
+        raise errors.PandasEmptyCsvError(*error.__reduce__()[1]) from None
+
+
+def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iterator: bool,
+                 options: dict[str, Any]) -> "pd.DataFrame | DataFrameChunks":
     options.setdefault("semantics", "pandas")
     numbered = "header" in options and options["header"] is None and options.get("names") is None
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
@@ -497,11 +510,14 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
         return numbered_columns(frame) if numbered else frame
 
     if chunksize is not None or iterator:
-        if dataclasses.replace(steps, pandas_dtypes={}) != FrameSteps():
-            raise NotImplementedError(f"{', '.join(FRAME_KEYWORDS)}, dtype='category' and skipfooter where the "
-                                      "text is read as it is (sep=None, byte_range, a device split) are not "
-                                      "supported with chunksize/iterator yet: apply them to each chunk")
-        return DataFrameChunks(_stream(source, **options), chunksize, lambda table: labelled(to_frame(table)))
+        if steps.skipfooter:
+            raise NotImplementedError("skipfooter where the text is read as it is (sep=None, byte_range, a device "
+                                      "split) is not supported with chunksize/iterator: the footer is known at the "
+                                      "end only")
+        # each chunk as pandas shapes its chunks: its own index, dates, converters and categories
+        return DataFrameChunks(_stream(source, **options), chunksize,
+                               lambda table: labelled(shape(table, steps, to_frame)),
+                               numbered=steps.index_col is None or steps.index_col is False)
     table = read_csv(source, **options)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
     return labelled(shape(table, steps, to_frame))

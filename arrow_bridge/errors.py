@@ -83,6 +83,36 @@ class CsvParseError(pa.ArrowInvalid):
         return (type(self), (self.path, self.line, self.column, self.byte_offset, self.reason))
 
 
+class EmptyCsvError(CsvParseError):
+    """Nothing to read columns from: the input is empty, or holds only lines a
+    read skips (blank lines, comments, ``skiprows``) where a header or a first
+    record should be. ``read_pandas`` raises :class:`PandasEmptyCsvError`
+    instead, which ``except pandas.errors.EmptyDataError`` catches too.
+
+    >>> import io, arrow_bridge
+    >>> arrow_bridge.read_csv(io.BytesIO(b""))
+    Traceback (most recent call last):
+    ...
+    arrow_bridge.errors.EmptyCsvError: <BytesIO>:1: empty CSV file (byte offset 0)
+    """
+
+
+def __getattr__(name: str) -> type:
+    # PandasEmptyCsvError derives from pandas' EmptyDataError: made on first use, so
+    # that importing the reader does not import pandas (pickle finds it here too).
+    if name != "PandasEmptyCsvError":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import pandas as pd
+
+    class PandasEmptyCsvError(EmptyCsvError, pd.errors.EmptyDataError):
+        """:class:`EmptyCsvError` as ``read_pandas`` raises it: also pandas'
+        ``EmptyDataError`` (``pandas.read_csv``'s "No columns to parse from file")."""
+
+    PandasEmptyCsvError.__module__, PandasEmptyCsvError.__qualname__ = __name__, name
+    globals()[name] = PandasEmptyCsvError
+    return PandasEmptyCsvError
+
+
 class CsvDecodeError(CsvParseError, UnicodeDecodeError):
     """Bytes the file's encoding cannot decode (``encoding_errors="strict"``).
 

@@ -334,6 +334,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
                 raise ValueError(f"Index {key} invalid")  # pandas' words
         frame = frame.set_index([_name(frame, key) for key in keys])
         frame.index.names = [None if is_unnamed(name) else name for name in frame.index.names]
+        if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
+            frame.columns = pd.Index([], dtype=object)
         if dates is True:  # pandas: parse the index
             frame.index = _dates_or_text(frame.index, steps)
     if steps.header_rows is not None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from arrow_bridge.column_names import pandas_header
 from arrow_bridge.dialect import Dialect
-from arrow_bridge.errors import CsvParseError
+from arrow_bridge.errors import CsvParseError, EmptyCsvError
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import NEEDS_MORE, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.fields import field_value
@@ -80,7 +80,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     """
     data = _Buffered(source, min(opts.span_bytes, FIRST_READ_BYTES))
     if len(data.buf) == 0:
-        raise CsvParseError(source.name, 1, None, 0, "empty CSV file")
+        raise EmptyCsvError(source.name, 1, None, 0, "empty CSV file")
     while len(data.buf) < len(_BOM) and data.more():
         pass  # tiny block sizes: see the whole BOM before deciding
     at_file_start = source.origin == 0  # a byte range's first bytes are data, never a BOM
@@ -90,7 +90,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         header_at = pos
         fields, pos = _record(data, pos, opts)
         if not fields and opts.column_names is None:
-            raise CsvParseError(source.name, _line_at(data, header_at), None, header_at,
+            raise EmptyCsvError(source.name, _line_at(data, header_at), None, header_at,
                                 "empty CSV file: no header row")
         names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in fields]
     if opts.header and opts.column_names is None and opts.semantics == "pandas":

@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from arrow_bridge import startup
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
-from arrow_bridge.errors import CsvParseError, MemoryLimitError
+from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
 from arrow_bridge.executors.base import SpanPlan, SpanSink
 from arrow_bridge.executors.device_buffers import object_bytes
@@ -196,7 +196,7 @@ class CsvReader:
         startup.read_starts(self.source.size)
         pre = read_preamble(self.source, self.opts)
         if not pre.names:
-            raise CsvParseError(self.source.name, pre.data_line, None, pre.data_offset,
+            raise EmptyCsvError(self.source.name, pre.data_line, None, pre.data_offset,
                                 "empty CSV file: cannot infer the number of columns")
         self.plan = ReadPlan.build(self.source, self.opts, pre.names)
         self.types = TypeState(self.plan)

@@ -89,16 +89,18 @@ class DataFrameChunks:
     """pandas' ``TextFileReader`` over a stream: ``get_chunk(n)``, ``read(n)``,
     iteration (``chunksize`` rows a frame, the last shorter), ``close()`` and
     ``with``. Frames keep counting the index (rows 0..n-1, then n..2n-1, ...) as
-    pandas' chunks do; ``to_frame`` turns each chunk's Table into a DataFrame.
+    pandas' chunks do, unless not ``numbered`` (``to_frame`` gave them an index of
+    their own); ``to_frame`` turns each chunk's Table into a DataFrame.
     At most ``n`` rows plus one batch are held.
     """
 
-    def __init__(self, stream: Stream, chunksize: Optional[int], to_frame: Callable[[pa.Table], "pd.DataFrame"]):
+    def __init__(self, stream: Stream, chunksize: Optional[int], to_frame: Callable[[pa.Table], "pd.DataFrame"],
+                 numbered: bool = True):
         if chunksize is not None and (isinstance(chunksize, bool) or not isinstance(chunksize, int)
                                       or chunksize < 1):
             raise ValueError(f"'chunksize' must be an integer >=1, got {chunksize!r}")
         self.chunksize = chunksize
-        self._stream, self._to_frame = stream, to_frame
+        self._stream, self._to_frame, self._numbered = stream, to_frame, numbered
         self.schema: pa.Schema = next(stream)
         self._held: list[pa.RecordBatch] = []
         self._held_rows = 0
@@ -134,7 +136,8 @@ class DataFrameChunks:
         rest = table.slice(take)
         self._held, self._held_rows = rest.to_batches(), rest.num_rows
         frame = self._to_frame(table.slice(0, take))
-        frame.index = _range_index(self._rows_out, take)
+        if self._numbered:
+            frame.index = _range_index(self._rows_out, take)
         self._rows_out += take
         self._frames += 1
         return frame

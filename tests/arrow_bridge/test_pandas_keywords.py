@@ -9,6 +9,7 @@ import gzip
 import csv
 import io
 import lzma
+import pickle
 import random
 import tarfile
 import warnings
@@ -34,6 +35,7 @@ CASES = {
     "index_col name": dict(index_col="id"),
     "index_col position": dict(index_col=0),
     "index_col list": dict(index_col=["name", "id"]),
+    "index_col every column": dict(index_col=[0, 1, 2, 3]),  # no columns left: pandas' empty Index is of objects
     "parse_dates": dict(parse_dates=["day"]),
     "parse_dates with date_format": dict(parse_dates=["day"], date_format="%Y-%m-%d"),
     "parse_dates position and index": dict(parse_dates=[2], index_col="id"),
@@ -170,9 +172,31 @@ def test_engine_keywords_are_accepted_with_a_warning_at_the_callers_line(keyword
     assert seen[0].filename == __file__
 
 
-def test_frame_keywords_with_chunks_are_refused_clearly():
-    with pytest.raises(NotImplementedError, match="chunksize"):
-        arrow_bridge.read_pandas(io.BytesIO(CLEAN), chunksize=10, index_col="id")
+CHUNKED_CASES = {name: options for name, options in CASES.items() if name != "skipfooter"}
+CHUNKED_CASES.update({
+    "thousands": dict(thousands=",", usecols=["id", "score"]),
+    "header rows": dict(header=[0, 1]),
+    "index and categories": dict(index_col=[3, 0], dtype={"name": "category"}),
+})
+
+
+@pytest.mark.parametrize("data", [CLEAN, MESSY], ids=["clean", "messy"])
+@pytest.mark.parametrize("case", list(CHUNKED_CASES))
+def test_frame_keywords_shape_each_chunk_as_pandas_does(data, case):
+    """pandas shapes each chunk on its own (its index, dates, converters, categories);
+    frames without an index_col keep counting rows from the previous one."""
+    options = CHUNKED_CASES[case]
+    with arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", chunksize=7, **options) as chunks:
+        got = list(chunks)
+    expected = list(pd.read_csv(io.BytesIO(data), chunksize=7, **options))
+    assert len(got) == len(expected) > 1
+    for ours, theirs in zip(got, expected):
+        pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+
+
+def test_a_footer_dropped_after_the_read_is_refused_with_chunks():
+    with pytest.raises(NotImplementedError, match="skipfooter .* chunksize"):
+        arrow_bridge.read_pandas(io.BytesIO(CLEAN), chunksize=10, skipfooter=2, sep=None)
 
 
 # ---- line keywords, thousands, header rows, compression: a matrix against pandas.read_csv ----------------
@@ -536,3 +560,23 @@ def test_an_io_stringio_reads_as_pandas_reads_it():
                                   pd.read_csv(io.StringIO("k,v\nü,1\n")), check_exact=True)
     with pytest.raises(CsvParseError, match="<StringIO>:3"):
         arrow_bridge.read_csv(io.StringIO("a,b\n1,2\n3\n"))
+
+
+@pytest.mark.parametrize("data, options", [
+    (b"", {}), (b"\n\n", {}), (b"", {"header": None}), (b"#c\n", {"comment": "#"}), (b"a\n", {"skiprows": 1}),
+    (b"", {"chunksize": 2}),
+], ids=["empty", "blank lines", "header=None", "comment lines", "skiprows past the end", "chunks"])
+def test_nothing_to_read_is_pandas_empty_data_error(data, options):
+    """``except pd.errors.EmptyDataError`` catches ours where it catches pandas' (and it stays
+    a located CsvParseError, which survives pickling to a Dask client)."""
+    with pytest.raises(pd.errors.EmptyDataError):
+        pd.read_csv(io.BytesIO(data), **options)
+    with pytest.raises(pd.errors.EmptyDataError) as raised:
+        arrow_bridge.read_pandas(io.BytesIO(data), **options)
+    assert isinstance(raised.value, arrow_bridge.EmptyCsvError) and raised.value.byte_offset is not None
+    again = pickle.loads(pickle.dumps(raised.value))
+    assert type(again) is type(raised.value) and str(again) == str(raised.value)
+    with pytest.raises(arrow_bridge.EmptyCsvError) as arrow_level:  # read_csv's is pandas-free
+        arrow_bridge.read_csv(io.BytesIO(data), **{k: v for k, v in options.items() if k != "chunksize"},
+                              semantics="pandas")
+    assert not isinstance(arrow_level.value, pd.errors.EmptyDataError)
