@@ -18,7 +18,9 @@ rest is one of those plus an exact step on the assembled column:
   (:func:`dictionary_fits`, pyarrow's rule); with custom ``timestamp_parsers``
   an inferred text column whose every value parses becomes a timestamp;
 * pandas' ``na_values={column: [...]}``: the column is read as text and its
-  own null spellings and type found after (:class:`ColumnNulls`).
+  own null spellings and type found after (:class:`ColumnNulls`);
+* pandas' null spellings that read as numbers: in a float column, every value
+  equal to one is null (:class:`NumericNulls`).
 
 :func:`plan_column` decides, per output column, the type the kernels produce
 (its *kernel type*) and the :class:`ColumnFinish` to apply;
@@ -111,6 +113,34 @@ def plan_column(requested: Optional[pa.DataType], present: bool, opts: CsvOption
         return requested, None
     kernel, convert = conversion_of(requested, opts, rules)
     return kernel, Converted(requested, convert, _text_nulls(opts) if _reads_text(requested, kernel) else None)
+
+
+def with_numeric_nulls(finish: Optional["ColumnFinish"], opts: CsvOptions,
+                       null_values: Optional[Sequence[str]]) -> Optional["ColumnFinish"]:
+    """``finish`` followed by pandas' numeric null rule where it applies: under
+    ``semantics="pandas"``, a float equal to a null spelling that reads as a number
+    is null too (``na_values=[-999]``: ``-999.00``, ``-9.99e2``; :class:`NumericNulls`).
+
+    >>> from arrow_bridge.options import resolve_options
+    >>> with_numeric_nulls(None, resolve_options(semantics="pandas", na_values=["-999", "n/a"]), None)
+    NumericNulls(values=(-999.0,), then=None)
+    >>> with_numeric_nulls(None, resolve_options(na_values=["-999"]), None) is None  # pyarrow's semantics
+    True
+    """
+    if opts.semantics != "pandas":
+        return finish
+    values = tuple(sorted({number for number in map(_number, opts.null_values if null_values is None else null_values)
+                           if number is not None}))
+    return NumericNulls(values, finish) if values else finish
+
+
+def _number(spelling: str) -> Optional[float]:
+    """The number a null spelling reads as (pandas takes ``float()``'s), NaN and words left out."""
+    try:
+        number = float(spelling)
+    except ValueError:
+        return None
+    return None if number != number else number
 
 
 def _kernel_makes(type_: pa.DataType, rules: ValueRules) -> bool:
@@ -357,6 +387,49 @@ class ColumnNulls(ColumnFinish):
         rung = self.decided if self.decided is not None else _inferred_rung(spans, self.rules)
         return pa.chunked_array([_converted_exactly(span, INFERENCE_LADDER[rung], self.rules, plan)
                                  for span in spans], type=INFERENCE_LADDER[rung])
+
+
+@dataclasses.dataclass(eq=False)
+class NumericNulls(ColumnFinish):
+    """pandas' numeric null rule, after the column's other finish (``then``): in a
+    column of floats, a value equal to one of ``values`` (the null spellings that read
+    as numbers) is null, as ``pandas.read_csv`` makes it NaN (``1e3`` for
+    ``na_values=["1000"]``, ``-0.0`` for ``"0"``). Other columns match spellings as
+    text (pandas' spellings of whole numbers, ``-999`` and ``-999.0``, are both there)."""
+
+    values: tuple[float, ...]
+    then: Optional[ColumnFinish] = None
+
+    @property
+    def decides_type(self) -> bool:
+        return self.then is not None and self.then.decides_type
+
+    @property
+    def awaiting_first_block(self) -> bool:
+        return self.then is not None and self.then.awaiting_first_block
+
+    def for_stream(self) -> "NumericNulls":
+        return dataclasses.replace(self, then=self.then.for_stream() if self.then is not None else None)
+
+    def decide(self, first: pa.Array, plan: PlannedColumn) -> None:
+        if self.then is not None:
+            self.then.decide(first, plan)
+
+    def apply(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
+        if self.then is not None:
+            column = self.then.apply(column, plan)
+        if not pa.types.is_floating(column.type):
+            return column
+        return pa.chunked_array([self._nulled(chunk) for chunk in column.chunks], type=column.type)
+
+    def _nulled(self, array: pa.Array) -> pa.Array:
+        import pyarrow.compute as pc
+        hits = None
+        for value in self.values:  # ==, not a hash lookup: -0.0 is 0.0, as in pandas
+            equal = pc.equal(array, pa.scalar(value, array.type))
+            hits = equal if hits is None else pc.or_(hits, equal)
+        hits = pc.fill_null(hits, False)
+        return pc.if_else(hits, pa.scalar(None, array.type), array) if pc.any(hits).as_py() else array
 
 
 def with_nulls(array: pa.Array, spellings: Optional[Sequence[str]]) -> pa.Array:

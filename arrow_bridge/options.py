@@ -340,15 +340,16 @@ def _value_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:
     if not kw.get("na_filter", True):
         kw = {key: value for key, value in kw.items() if key != "na_values"}
     base_nulls = opts.null_values if kw.get("keep_default_na", True) else ()
+    spellings = _pandas_spellings if opts.semantics == "pandas" else _spellings
     if isinstance(kw.get("na_values"), Mapping):
         # pandas: each named column's own spellings (added to the defaults unless keep_default_na=False);
         # the other columns keep the defaults. Names the file lacks are ignored, as pandas ignores them.
         changes["column_null_values"] = {
-            _column_key(key): tuple(dict.fromkeys([*base_nulls, *_spellings(extra)]))
+            _column_key(key): tuple(dict.fromkeys([*base_nulls, *spellings(extra)]))
             for key, extra in kw["na_values"].items()}
         changes["null_values"] = base_nulls
     elif kw.get("na_values") is not None:
-        changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *_spellings(kw["na_values"])]))
+        changes["null_values"] = tuple(dict.fromkeys([*base_nulls, *spellings(kw["na_values"])]))
     elif not kw.get("keep_default_na", True) or not kw.get("na_filter", True):
         changes["null_values"] = ()
     if kw.get("raw_text_columns"):
@@ -365,6 +366,25 @@ def _spellings(values: Any) -> list[str]:
     if isinstance(values, str) or not hasattr(values, "__iter__"):
         return [str(values)]
     return [str(v) for v in values]
+
+
+def _pandas_spellings(values: Any) -> list[str]:
+    """``na_values`` as pandas reads them: each one's text, and for one that reads as a
+    whole number ``n``, also ``"n"`` and ``"n.0"`` (``-999.0`` makes ``-999`` missing too).
+
+    >>> _pandas_spellings([-999.0, "1.5", "n/a", 7])
+    ['-999.0', '-999', '1.5', 'n/a', '7', '7.0']
+    """
+    out: list[str] = []
+    for value in _spellings(values):
+        out.append(value)
+        try:
+            number = float(value)
+            if number == int(number):
+                out += [str(int(number)), f"{int(number)}.0"]
+        except (ValueError, OverflowError):  # a word, or an infinity
+            pass
+    return list(dict.fromkeys(out))
 
 
 def _column_key(key: Any) -> str | int:

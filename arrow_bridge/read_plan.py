@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import pyarrow as pa
 
-from arrow_bridge.column_finish import ColumnFinish, ColumnNulls, plan_column
+from arrow_bridge.column_finish import ColumnFinish, ColumnNulls, plan_column, with_numeric_nulls
 from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
@@ -108,6 +108,8 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
         if rules is None and (requested is not None or own_nulls is not None):
             rules = ValueRules.from_options(opts)  # only then: an inferred column's plan needs none
         kernel_type, finish = plan_column(requested, index >= 0, opts, rules, own_nulls)
+        if index >= 0:
+            finish = with_numeric_nulls(finish, opts, own_nulls)
         plans.append(ColumnPlan(name, index, kernel_type, finish, hidden=len(plans) >= shown))
     return plans
 

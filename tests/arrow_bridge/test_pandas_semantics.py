@@ -140,18 +140,49 @@ def test_short_rows_read_alike_on_every_path(tmp_path):
     assert _read_alike_on_every_path(path).column("c").null_count == len(range(0, 3000, 7))
 
 
-def _read_alike_on_every_path(path) -> pa.Table:
+def _read_alike_on_every_path(path, **options) -> pa.Table:
     """The file's Table under pandas semantics, checked the same at block size 64, on one
     thread, on the device, in a dynamic split and in a stream, and pandas' frame in read_pandas."""
-    expected = arrow_bridge.read_csv(path, semantics="pandas")
+    expected = arrow_bridge.read_csv(path, semantics="pandas", **options)
     for how in (dict(block_size=64), dict(n_threads=1), dict(device="modern-gen4", block_size=1000),
                 dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
-        assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
-    with arrow_bridge.open_csv(path, semantics="pandas", block_size=1000) as stream:
+        assert arrow_bridge.read_csv(path, semantics="pandas", **how, **options).equals(expected), how
+    with arrow_bridge.open_csv(path, semantics="pandas", block_size=1000, **options) as stream:
         assert stream.read_all().equals(expected)
-    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend="numpy"), pd.read_csv(path),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend="numpy", **options),
+                                  pd.read_csv(path, **options), check_exact=True)
     return expected
+
+
+NUMERIC_NA_VALUES = {  # pandas: a whole number's spellings n and n.0 as text; in a float column, the number
+    "n.0 in a float column": (b"a\n-999.0\n1.5\n", dict(na_values=[-999])),
+    "n.0 asked, n in an int column": (b"a\n-999\n1\n", dict(na_values=["-999.0"])),
+    "n.0 in a text column": (b"a\n0.0\nx\n", dict(na_values=["0"])),
+    "other spellings of n in text stay": (b"a\n-0.0\n1e0\n+1\n1.\n01\n1.00\nx\n", dict(na_values=["1", "0"])),
+    "another spelling in a float column": (b"a\n1e3\n-0.0\n2.5\n", dict(na_values=["1000", "0"])),
+    "-0 is an int, not the spelling 0": (b"a\n-0\n1\n", dict(na_values=["0"])),
+    "a column's own": (b"a,b\n1.5,-999.00\n-999,3\n", dict(na_values={"b": [-999.0]})),
+    "without the defaults": (b"a,b\n-999.0,NA\n1,2\n", dict(na_values=[-999], keep_default_na=False)),
+    "not a whole number": (b"a\n1.50\n1.5\n2\n", dict(na_values=["1.5"])),
+    "past 2**53": (b"a\n9007199254740993\n9007199254740992\n", dict(na_values=["9007199254740992"])),
+    "with spaces": (b"a\n5\n1.5\n", dict(na_values=[" 5 "])),
+    "an explicit float type": (b"a,b\n1,2.0\n3,4\n", dict(na_values=["2"], dtype={"b": "float32"})),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMERIC_NA_VALUES))
+def test_na_values_that_read_as_numbers_are_missing_as_in_pandas(case):
+    data, options = NUMERIC_NA_VALUES[case]
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options),
+                                  pd.read_csv(io.BytesIO(data), **options), check_exact=True)
+
+
+def test_numeric_na_values_read_alike_on_every_path(tmp_path):
+    data = b"a,b,c\n" + b"".join(b"%d,%s,x%d\n" % (i, b"-999.00" if i % 5 == 0 else b"%d.5" % i, i) for i in range(3000))
+    path = tmp_path / "sentinels.csv"
+    path.write_bytes(data)
+    table = _read_alike_on_every_path(path, na_values=[-999])
+    assert table.column("b").null_count == 600 and table.column("b").type == pa.float64()
 
 
 BLANK_LINES = {  # pandas' tokenizer skips a line of spaces and tabs as it skips an empty line
