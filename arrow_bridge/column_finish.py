@@ -385,7 +385,7 @@ class ColumnNulls(ColumnFinish):
             return pa.chunked_array([_converted_exactly(span, self.type, self.rules, plan) for span in spans],
                                     type=self.type)
         rung = self.decided if self.decided is not None else _inferred_rung(spans, self.rules)
-        return pa.chunked_array([_converted_exactly(span, INFERENCE_LADDER[rung], self.rules, plan)
+        return pa.chunked_array([_converted_exactly(span, INFERENCE_LADDER[rung], self.rules, plan, inferring=True)
                                  for span in spans], type=INFERENCE_LADDER[rung])
 
 
@@ -483,10 +483,10 @@ def _inferred_rung(spans: Sequence[TokenizedSpan], rules: ValueRules) -> int:
 
 
 def _converted_exactly(span: TokenizedSpan, type_: pa.DataType, rules: ValueRules,
-                       plan: PlannedColumn) -> pa.Array:
+                       plan: PlannedColumn, inferring: bool = False) -> pa.Array:
     if not span.nrows:
         return pa.array([], type=type_)
-    array, bad_row = converter_for(type_, rules)(span, 0)
+    array, bad_row = converter_for(type_, rules, inferring=inferring)(span, 0)
     if array is None:
         start, end = int(span.row_starts[bad_row]), int(span.ends[bad_row])
         value = bytes(span.buf[start:end]).decode("utf-8", "replace")

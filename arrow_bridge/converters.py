@@ -124,20 +124,25 @@ def _fixed_dtype(type_: pa.DataType, kind: int) -> type:
     return np.int32 if type_.bit_width == 32 else np.int64  # temporal: integer representation
 
 
-def conversion_spec(type_: pa.DataType, rules: ValueRules) -> ConversionSpec:
-    """The kernel settings that turn CSV fields into ``type_``.
+def conversion_spec(type_: pa.DataType, rules: ValueRules, *, inferring: bool = False) -> ConversionSpec:
+    """The kernel settings that turn CSV fields into ``type_``: a type asked for, or
+    one inference tries (``inferring``). They differ under pandas' semantics only: an
+    asked-for bool also takes ``1`` and ``0``, which pandas infers as ints.
 
     >>> conversion_spec(pa.int16(), ValueRules.from_options(CsvOptions())).params
     (16, 0, 0)
+    >>> pandas = ValueRules.from_options(CsvOptions(semantics="pandas"))
+    >>> conversion_spec(pa.bool_(), pandas).params, conversion_spec(pa.bool_(), pandas, inferring=True).params
+    ((1, 0, 0), (0, 0, 0))
     """
     # Cached: every read plans a spec per inference rung and per column (0.1 ms a read).
     return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8,
-                            rules.pandas_ints)
+                            rules.pandas_ints, rules.pandas_ints and not inferring)
 
 
 @functools.lru_cache(maxsize=1024)
 def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
-                     pandas_ints: bool) -> ConversionSpec:
+                     pandas_ints: bool, digit_bools: bool) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))
@@ -150,7 +155,7 @@ def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: boo
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
         kind, params = columns.FLOAT, (decimal_point, 0, 0)
     elif pa.types.is_boolean(type_):
-        kind, params = columns.BOOL, (0, 0, 0)
+        kind, params = columns.BOOL, (int(digit_bools), 0, 0)
     elif pa.types.is_date32(type_):
         kind, params = columns.DATE, (0, 0, 0)
     elif pa.types.is_time(type_) or pa.types.is_timestamp(type_):
@@ -188,12 +193,13 @@ def _fixed_width(type_: pa.DataType, rules: ValueRules, spec: ConversionSpec) ->
     return convert
 
 
-def converter_for(type_: pa.DataType, rules: ValueRules) -> Converter:
-    """The converter that turns CSV fields into ``type_``.
+def converter_for(type_: pa.DataType, rules: ValueRules, *, inferring: bool = False) -> Converter:
+    """The converter that turns CSV fields into ``type_`` (asked for, or tried by
+    inference: :func:`conversion_spec`).
 
     >>> conv = converter_for(pa.int32(), ValueRules.from_options(CsvOptions()))
     """
-    spec = conversion_spec(type_, rules)
+    spec = conversion_spec(type_, rules, inferring=inferring)
     if spec.kind == STRINGS:
         return _string_converter(type_, rules, spec)
     return _fixed_width(type_, rules, spec)

@@ -104,7 +104,7 @@ class FastPlan:
 
     def __init__(self, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
                  dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({}),
-                 raw_text: frozenset[int] = frozenset()):
+                 raw_text: frozenset[int] = frozenset(), inferred: frozenset[int] = frozenset()):
         self.ncols = ncols
         self.rules = rules
         self.dialect = dialect
@@ -116,7 +116,7 @@ class FastPlan:
         self._column_words: Optional[list[int]] = None
         self.columns: list[_Column] = []
         for index, type_ in columns:
-            spec = conversion_spec(type_, rules)
+            spec = conversion_spec(type_, rules, inferring=index in inferred)
             storage = _storage_of(spec, type_)
             column = _Column(index, type_, STRING if spec.kind == STRINGS else spec.kind, storage,
                              self.counts[storage], spec.dtype, spec.large)
@@ -137,13 +137,14 @@ class FastPlan:
     @classmethod
     def build(cls, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
               dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({}),
-              raw_text: frozenset[int] = frozenset()) -> Optional["FastPlan"]:
+              raw_text: frozenset[int] = frozenset(), inferred: frozenset[int] = frozenset()) -> Optional["FastPlan"]:
         """The plan, or None where the fused kernel cannot answer exactly
         (an escape character, a type it does not produce, a column selected twice).
         ``raw_text``: file columns whose text no null spelling makes null
         (:attr:`arrow_bridge.read_plan.ColumnPlan.raw_text`).
         ``bounds``: ``{file column: (low, high)}``, rows to keep
-        (:meth:`arrow_bridge.filters.RowFilter.bounds`).
+        (:meth:`arrow_bridge.filters.RowFilter.bounds`). ``inferred``: file columns
+        whose type inference chose (:func:`~arrow_bridge.converters.conversion_spec`).
 
         >>> from arrow_bridge.options import CsvOptions
         >>> opts = CsvOptions()
@@ -157,7 +158,7 @@ class FastPlan:
             return None
         if not all(_fusable(conversion_spec(t, rules), t) for _, t in columns):
             return None
-        return cls(ncols, columns, rules, dialect, bounds, raw_text)
+        return cls(ncols, columns, rules, dialect, bounds, raw_text, inferred)
 
     def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
               ) -> Optional[tuple[int, int, dict[int, pa.Array], int]]:
@@ -279,8 +280,9 @@ class FastPlanCache:
                 typed = [(c.index, c.type if c.type is not None else INFERENCE_LADDER[rungs[j]])
                          for j, c in enumerate(read.columns) if c.index >= 0]
                 raw_text = frozenset(c.index for c in read.columns if c.raw_text)
+                inferred = frozenset(c.index for c in read.columns if c.type is None)
                 self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect,
-                                                    self._bounds(typed), raw_text)
+                                                    self._bounds(typed), raw_text, inferred)
             return self._plans[rungs]
 
     def _bounds(self, typed: Sequence[tuple[int, pa.DataType]]) -> dict[int, tuple[Any, Any]]:

@@ -68,8 +68,8 @@ class InferringConverter:
     def __init__(self, rules: ValueRules):
         ladder = inference_ladder(rules)
         self._rules = rules
-        self._converters: list[Converter] = [converter_for(t, rules) for t in ladder]
-        specs = [conversion_spec(t, rules) for t in ladder]
+        self._converters: list[Converter] = [converter_for(t, rules, inferring=True) for t in ladder]
+        specs = [conversion_spec(t, rules, inferring=True) for t in ladder]
         self._kinds = np.array([spec.kind for spec in specs], dtype=np.int64)
         self._params = np.array([spec.params for spec in specs], dtype=np.int64)
 

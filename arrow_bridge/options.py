@@ -29,6 +29,9 @@ ISO8601 = pacsv.ISO8601  # the marker pyarrow puts in timestamp_parsers for its 
 DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
 DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
 DEFAULT_FALSE_VALUES = tuple(_DEFAULT_CONVERT.false_values)
+#: pandas' boolean spellings (its C parser's ``true_set``/``false_set``): words, not ``1``/``0``.
+PANDAS_TRUE_VALUES = ("True", "TRUE", "true")
+PANDAS_FALSE_VALUES = ("False", "FALSE", "false")
 #: pandas' default NA spellings (``pandas._libs.parsers.STR_NA_VALUES``): pyarrow's and two more.
 PANDAS_NULL_VALUES = (*DEFAULT_NULL_VALUES, "<NA>", "None")
 #: How values read when no type is given: as ``pyarrow.csv`` reads them, or as ``pandas.read_csv`` does.
@@ -292,16 +295,20 @@ def _filtered_dates(row_filter: RowFilter, column_types: Mapping[str | int, pa.D
 def pandas_semantics(opts: CsvOptions) -> CsvOptions:
     """``opts`` reading values as ``pandas.read_csv`` does: pandas' NA
     spellings (pyarrow's plus ``<NA>`` and ``None``) null in every column,
-    text and quoted ones included, and no column inferred as a date, time or
-    timestamp (pandas leaves them text unless ``parse_dates``).
+    text and quoted ones included; pandas' booleans, words only (``1`` and ``0``
+    are ints; a column asked to be bool takes them too); and no column
+    inferred as a date, time or timestamp (pandas leaves them text unless
+    ``parse_dates``).
 
     >>> opts = pandas_semantics(CsvOptions())
     >>> opts.strings_can_be_null, opts.null_values[-2:], opts.semantics
     (True, ('<NA>', 'None'), 'pandas')
     """
     nulls = PANDAS_NULL_VALUES if opts.null_values == DEFAULT_NULL_VALUES else opts.null_values
-    return replace(opts, semantics="pandas", null_values=nulls, strings_can_be_null=True,
-                   quoted_strings_can_be_null=True)
+    trues = PANDAS_TRUE_VALUES if opts.true_values == DEFAULT_TRUE_VALUES else opts.true_values
+    falses = PANDAS_FALSE_VALUES if opts.false_values == DEFAULT_FALSE_VALUES else opts.false_values
+    return replace(opts, semantics="pandas", null_values=nulls, true_values=trues, false_values=falses,
+                   strings_can_be_null=True, quoted_strings_can_be_null=True)
 
 
 def _header_changes(opts: CsvOptions, kw: dict[str, Any]) -> dict[str, Any]:

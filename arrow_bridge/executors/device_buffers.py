@@ -100,7 +100,8 @@ def pack_plan(read: ReadPlan) -> np.ndarray:
         PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
         conversion=conversion_words(conversion_spec(c.type, rules), c.kernel_rules(rules)) if c.type is not None
         else [0] * CONVERSION.size)]
-    ladder = [word for t in inference_ladder(rules) for word in conversion_words(conversion_spec(t, rules), rules)]
+    ladder = [word for t in inference_ladder(rules)
+              for word in conversion_words(conversion_spec(t, rules, inferring=True), rules)]
     header = word_list(
         PLAN, version=PLAN_VERSION, ncols=read.ncols, nplanned=len(read.columns),
         delimiter=dialect.delimiter, quote=dialect.quote, escape=dialect.escape,

@@ -13,7 +13,7 @@ scratch)`` in the tokenizer's column-major layout; ``nulls`` is a spelling set (
 import numpy as np
 
 from arrow_bridge.jit import njit
-from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, set_valid, unescape
+from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, parse_bool, set_valid, unescape
 from arrow_bridge.kernels.status import (
     BAD_VALUE,
     COMPLEX,
@@ -51,8 +51,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
 
     ``kind``/``params``: ``NULL`` (every field must be a null spelling),
     ``SIGNED``/``UNSIGNED`` ``(bits, pandas_ints, 0)``, ``FLOAT`` ``(decimal_point, 0, 0)``
-    (float32 when ``out`` is), ``BOOL`` (values go to the bitmap ``bits``;
-    ``trues``/``falses`` spelling sets), ``DATE``, ``TIME``/``TIMESTAMP``
+    (float32 when ``out`` is), ``BOOL`` ``(digits, 0, 0)`` (values go to the bitmap ``bits``;
+    ``trues``/``falses`` spelling sets, and ``1``/``0`` with ``digits``), ``DATE``, ``TIME``/``TIMESTAMP``
     ``(max_fraction_digits, zoned, units_per_second)``.
 
     Returns ``(status, bad_row, null_count)``.
@@ -106,11 +106,9 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
                 ok, f64 = parse_float64(src, s, e, np.uint8(p0))
                 out[r] = f64
         elif kind == BOOL:
-            if in_spelling_set(src, s, e, trues):
+            ok, truth = parse_bool(src, s, e, trues, falses, p0)
+            if truth:
                 set_valid(bits, r)
-                ok = True
-            else:
-                ok = in_spelling_set(src, s, e, falses)
         elif kind == DATE:
             ok, days = parse_date(src, s, e)
             out[r] = days

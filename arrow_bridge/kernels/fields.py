@@ -77,6 +77,20 @@ def in_spelling_set(src, start, end, spellings):
     return spelled(src.ctypes.data, start, end, data.ctypes.data, offsets.ctypes.data, offsets.shape[0] - 1)
 
 
+@njit(nogil=True, cache=True, inline="always")
+def parse_bool(src, start, end, trues, falses, digits):
+    """``(ok, value)`` of a boolean field: one of the ``trues`` or ``falses``
+    spellings, or with ``digits`` (an explicit bool under pandas' semantics,
+    whose spellings are words) ``1`` or ``0`` too."""
+    if in_spelling_set(src, start, end, trues):
+        return True, True
+    if in_spelling_set(src, start, end, falses):
+        return True, False
+    if digits and end - start == 1 and (src[start] == 48 or src[start] == 49):
+        return True, src[start] == 49
+    return False, False
+
+
 @njit(nogil=True, cache=True)
 def spelled(at, start, end, data_at, offsets_at, count):
     """Whether bytes ``[start, end)`` at address ``at`` are one of ``count``

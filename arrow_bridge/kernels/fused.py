@@ -47,7 +47,7 @@ from arrow_bridge.kernels.columns import (
     TIMESTAMP,
     utf8_valid,
 )
-from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, spelled
+from arrow_bridge.kernels.fields import mark_valid_before, parse_bool, spelled
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
     BYTES_SCANNED,
@@ -94,9 +94,8 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
         ok, f = parse_float64(src, s, e, np.uint8(p0))
         return ok, np.int64(0), f
     if kind == BOOL:
-        if in_spelling_set(src, s, e, trues):
-            return True, np.int64(1), 0.0
-        return in_spelling_set(src, s, e, falses), np.int64(0), 0.0
+        ok, truth = parse_bool(src, s, e, trues, falses, p0)
+        return ok, np.int64(truth), 0.0
     if kind == DATE:
         ok, days = parse_date(src, s, e)
         return ok, np.int64(days), 0.0

@@ -361,11 +361,13 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
         elif kind == TIMESTAMP:
             ok, t = parse_timestamp(buf, s, e, params[j, 1], params[j, 2])
             i64[slot, r] = t
-        elif kind == BOOL:
+        elif kind == BOOL:  # params[j, 0]: 1 and 0 too (an explicit bool under pandas' semantics)
             if spelled(buf, s, e, true_data, true_offsets, true_first, true_empty):
                 flags[slot, r] = 1
             elif spelled(buf, s, e, false_data, false_offsets, false_first, false_empty):
                 flags[slot, r] = 0
+            elif params[j, 0] != 0 and e - s == 1 and (buf[s] == 48 or buf[s] == 49):
+                flags[slot, r] = buf[s] - 48
             else:
                 ok = False
         else:  # a null column's value that is not null, or a kind the GPU does not convert

@@ -245,3 +245,43 @@ def test_integers_past_int64_are_uint64_as_in_pandas(tmp_path):
                                       pd.read_csv(path, **({} if backend == "numpy" else {"dtype_backend": backend})),
                                       check_exact=True)
     assert arrow_bridge.read_csv(path).schema.types == pacsv.read_csv(path).schema.types == [pa.int64(), pa.float64()]
+
+
+BOOLEANS = {  # pandas' booleans are words; 1 and 0 are ints, and a bool asked for takes them
+    "1 and a word: text": (b"a\n1\nfalse\n", {}),
+    "1, NA and a word: text": (b"a\n1\nN/A\n1\nTrue\n", {}),
+    "words: bools": (b"a\ntrue\nFalse\nTRUE\n", {}),
+    "1 and 0: ints": (b"a\n1\n0\n", {}),
+    "1 and 0 asked as bool": (b"a\n1\n0\n", dict(dtype={"a": bool})),
+    "1, 0 and words asked as boolean": (b"a\n1\nTRUE\n0\nfalse\n", dict(dtype={"a": "boolean"})),
+    "1 made a true value": (b"a\n1\ntrue\n", dict(true_values=["1"])),
+    "a word made a true value": (b"a\nyes\nFalse\n", dict(true_values=["yes"])),
+}
+
+
+@pytest.mark.parametrize("case", list(BOOLEANS))
+def test_booleans_as_pandas_reads_them(case):
+    data, options = BOOLEANS[case]
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options),
+                                  pd.read_csv(io.BytesIO(data), **options), check_exact=True)
+
+
+def test_booleans_read_alike_on_every_path(tmp_path):
+    """An inferred column of 1 and words stays text in every span (a span of words
+    alone would infer bool); a boolean asked for takes 1 and 0 on the fused, general,
+    device and streaming paths alike."""
+    rows = [b"%s,%s,%d" % (b"True" if i % 3 else b"1", [b"1", b"0", b"True", b"false"][i % 4], i) for i in range(3000)]
+    path = tmp_path / "flags.csv"
+    path.write_bytes(b"mixed,flag,n\n" + b"\n".join(rows) + b"\n")
+    table = _read_alike_on_every_path(path, dtype={"flag": "boolean"})
+    assert table.column("mixed").type == pa.string() and table.column("flag").type == pa.bool_()
+    assert table.column("flag").to_pylist()[:4] == [True, False, True, False]
+
+
+@pytest.mark.parametrize("dtype, words", [(bool, "Bool"), ("int32", "Integer"), ("uint8", "Integer")])
+def test_a_numpy_dtype_without_missing_values_refuses_them_as_pandas_does(dtype, words):
+    data = b"a,b\n1,1\n,2\n" if words == "Integer" else b"a,b\nTrue,1\n,2\n"
+    with pytest.raises(ValueError, match=f"{words} column has NA values in column 0"):
+        pd.read_csv(io.BytesIO(data), dtype={"a": dtype})
+    with pytest.raises(ValueError, match=f"{words} column has NA values in column 0"):  # not a False or 0 made up
+        arrow_bridge.read_pandas(io.BytesIO(data), dtype={"a": dtype})
