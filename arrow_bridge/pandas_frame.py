@@ -733,6 +733,8 @@ def _dates_or_text(values: Any, steps: FrameSteps) -> Any:
     """
     import pandas as pd
 
+    if not len(values):  # no rows: pandas leaves the column unparsed, of objects
+        return values.astype(object)
     try:
         return pd.to_datetime(values, format=steps.date_format, dayfirst=steps.dayfirst)
     except (ValueError, TypeError, OverflowError):  # pandas' parse errors are ValueErrors

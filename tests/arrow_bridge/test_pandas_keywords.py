@@ -75,6 +75,7 @@ PARSE_DATES_LEFT_AS_TEXT = {  # pandas.read_csv leaves a column to_datetime cann
     "a number": (b"a\n1\n", dict(parse_dates=["a"])),
     "out of its format": (b"a\n2020-13-45\n", dict(parse_dates=["a"], date_format="%Y-%m-%d")),
     "the index": (b"a,b\nzz,1\n", dict(parse_dates=True, index_col="a")),
+    "no rows": (b"a,b\n", dict(parse_dates=["b"])),
 }
 
 
