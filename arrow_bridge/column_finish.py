@@ -115,11 +115,12 @@ def plan_column(requested: Optional[pa.DataType], present: bool, opts: CsvOption
     return kernel, Converted(requested, convert, _text_nulls(opts) if _reads_text(requested, kernel) else None)
 
 
-def with_numeric_nulls(finish: Optional["ColumnFinish"], opts: CsvOptions,
-                       null_values: Optional[Sequence[str]]) -> Optional["ColumnFinish"]:
+def with_numeric_nulls(finish: Optional["ColumnFinish"], opts: CsvOptions, null_values: Optional[Sequence[str]],
+                       requested: Optional[pa.DataType] = None) -> Optional["ColumnFinish"]:
     """``finish`` followed by pandas' numeric null rule where it applies: under
     ``semantics="pandas"``, a float equal to a null spelling that reads as a number
-    is null too (``na_values=[-999]``: ``-999.00``, ``-9.99e2``; :class:`NumericNulls`).
+    is null too (``na_values=[-999]``: ``-999.00``, ``-9.99e2``; :class:`NumericNulls`), in a
+    column that can be of floats: inferred (``requested`` None) or asked to be.
 
     >>> from arrow_bridge.options import resolve_options
     >>> with_numeric_nulls(None, resolve_options(semantics="pandas", na_values=["-999", "n/a"]), None)
@@ -127,11 +128,19 @@ def with_numeric_nulls(finish: Optional["ColumnFinish"], opts: CsvOptions,
     >>> with_numeric_nulls(None, resolve_options(na_values=["-999"]), None) is None  # pyarrow's semantics
     True
     """
-    if opts.semantics != "pandas":
+    if opts.semantics != "pandas" or not (requested is None or pa.types.is_floating(requested)):
         return finish
-    values = tuple(sorted({number for number in map(_number, opts.null_values if null_values is None else null_values)
-                           if number is not None}))
+    values = numeric_null_values(opts.null_values if null_values is None else null_values)
     return NumericNulls(values, finish) if values else finish
+
+
+def numeric_null_values(spellings: Sequence[str]) -> tuple[float, ...]:
+    """The numbers null spellings read as (pandas' ``na_fvalues``).
+
+    >>> numeric_null_values(["-999", "NA", "1e3", "nan"])
+    (-999.0, 1000.0)
+    """
+    return tuple(sorted({number for number in map(_number, spellings) if number is not None}))
 
 
 def _number(spelling: str) -> Optional[float]:

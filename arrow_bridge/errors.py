@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 
 import pyarrow as pa
@@ -102,15 +103,22 @@ def __getattr__(name: str) -> type:
     # that importing the reader does not import pandas (pickle finds it here too).
     if name != "PandasEmptyCsvError":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import pandas as pd
+    try:
+        import pandas as pd
+    except ImportError:  # no pandas: no such class (hasattr says False)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} without pandas") from None
+    with _MAKING:  # once: two threads would make two classes
+        if name not in globals():
+            class PandasEmptyCsvError(EmptyCsvError, pd.errors.EmptyDataError):
+                """:class:`EmptyCsvError` as ``read_pandas`` raises it: also pandas'
+                ``EmptyDataError`` (``pandas.read_csv``'s "No columns to parse from file")."""
 
-    class PandasEmptyCsvError(EmptyCsvError, pd.errors.EmptyDataError):
-        """:class:`EmptyCsvError` as ``read_pandas`` raises it: also pandas'
-        ``EmptyDataError`` (``pandas.read_csv``'s "No columns to parse from file")."""
+            PandasEmptyCsvError.__module__, PandasEmptyCsvError.__qualname__ = __name__, name
+            globals()[name] = PandasEmptyCsvError
+    return globals()[name]
 
-    PandasEmptyCsvError.__module__, PandasEmptyCsvError.__qualname__ = __name__, name
-    globals()[name] = PandasEmptyCsvError
-    return PandasEmptyCsvError
+
+_MAKING = threading.Lock()
 
 
 class CsvDecodeError(CsvParseError, UnicodeDecodeError):

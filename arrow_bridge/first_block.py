@@ -46,10 +46,11 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
     """
     columns = [dataclasses.replace(
         c, type=(INFERENCE_LADDER[rungs[j]] if c.index >= 0 else pa.null()) if c.type is None else c.type,
+        first_block=c.inferred,  # converted as inference converts (pandas: a bool takes no 1 or 0)
         finish=c.finish.for_stream() if c.finish is not None else None)  # its type, too, from the first block
         for j, c in enumerate(read.columns)]
-    return dataclasses.replace(read, columns=columns,
-                               converters=[converter_for(c.type, c.kernel_rules(read.rules)) for c in columns])
+    converters = [converter_for(c.type, c.kernel_rules(read.rules), inferring=c.first_block) for c in columns]
+    return dataclasses.replace(read, columns=columns, converters=converters)
 
 
 class FixedTypeErrors(SpanErrors):

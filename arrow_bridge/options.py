@@ -8,6 +8,7 @@ Everything downstream sees one frozen :class:`CsvOptions`.
 from __future__ import annotations
 
 import csv
+import itertools
 import numbers
 import os
 from dataclasses import dataclass, field, replace
@@ -29,9 +30,10 @@ ISO8601 = pacsv.ISO8601  # the marker pyarrow puts in timestamp_parsers for its 
 DEFAULT_NULL_VALUES = tuple(_DEFAULT_CONVERT.null_values)
 DEFAULT_TRUE_VALUES = tuple(_DEFAULT_CONVERT.true_values)
 DEFAULT_FALSE_VALUES = tuple(_DEFAULT_CONVERT.false_values)
-#: pandas' boolean spellings (its C parser's ``true_set``/``false_set``): words, not ``1``/``0``.
-PANDAS_TRUE_VALUES = ("True", "TRUE", "true")
-PANDAS_FALSE_VALUES = ("False", "FALSE", "false")
+#: pandas' booleans: ``true`` and ``false`` in any case (its C parser compares them
+#: case-blind), not ``1``/``0``.
+PANDAS_TRUE_VALUES = tuple("".join(letters) for letters in itertools.product(*zip("true", "TRUE")))
+PANDAS_FALSE_VALUES = tuple("".join(letters) for letters in itertools.product(*zip("false", "FALSE")))
 #: pandas' default NA spellings (``pandas._libs.parsers.STR_NA_VALUES``): pyarrow's and two more.
 PANDAS_NULL_VALUES = (*DEFAULT_NULL_VALUES, "<NA>", "None")
 #: How values read when no type is given: as ``pyarrow.csv`` reads them, or as ``pandas.read_csv`` does.

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
+from arrow_bridge.column_finish import NumericNulls, numeric_null_values
 from arrow_bridge.column_names import is_unnamed
 from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
 from arrow_bridge.options import resolve_options, to_arrow_type
@@ -559,8 +560,9 @@ class Thousands:
             every, options["dtype"] = to_arrow_type(dtype), "string"
         elif dtype is not None:
             return options, cls(separator, decimal, (), {}, None, ("*",))
-        nulls = resolve_options(**{key: options[key] for key in ("na_values", "keep_default_na", "convert_options")
-                                   if key in options}).null_values
+        nulls = resolve_options(semantics="pandas", **{key: options[key] for key in
+                                                       ("na_values", "keep_default_na", "convert_options")
+                                                       if key in options}).null_values
         return options, cls(separator, decimal, tuple(nulls), types, every, tuple(map(str, untouched)))
 
     def apply(self, table: pa.Table) -> pa.Table:
@@ -575,6 +577,9 @@ class Thousands:
             target = self.types.get(name, self.every_column)
             converted = self._strict(column, name, target) if target is not None else self._inferred(column)
             if converted is not None:
+                numbers = numeric_null_values(self.null_values)  # pandas' rule for the floats it made
+                if numbers and pa.types.is_floating(converted.type):
+                    converted = NumericNulls(numbers).apply(converted, None)
                 table = table.set_column(j, name, converted)
         return table
 

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import pyarrow as pa
 
-from arrow_bridge.column_finish import ColumnFinish, ColumnNulls, plan_column, with_numeric_nulls
+from arrow_bridge.column_finish import ColumnFinish, ColumnNulls, NumericNulls, plan_column, with_numeric_nulls
 from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
@@ -57,6 +57,7 @@ class ColumnPlan:
     type: Optional[pa.DataType]  # the type the kernels produce, or None to infer
     finish: Optional[ColumnFinish] = None  # made after the parse (a type or option the kernels lack)
     hidden: bool = False  # read for a span stage only (filters=, an aggregate query): dropped from the Table
+    first_block: bool = False  # ``type`` is what a stream's first block inferred (first_block.fix_types)
 
     @property
     def inferred(self) -> bool:
@@ -64,10 +65,17 @@ class ColumnPlan:
         return self.type is None and self.index >= 0
 
     @property
+    def type_from_values(self) -> bool:
+        """Whether its type is (or was, for a stream's first block) inferred from the file's
+        values: the kernels then convert it as inference does (:func:`conversion_spec`)."""
+        return self.inferred or self.first_block
+
+    @property
     def raw_text(self) -> bool:
         """Whether the kernels hand over its text as it is, no value made null: a column with null
         spellings of its own (pandas' ``na_values`` dict), which its finish applies."""
-        return isinstance(self.finish, ColumnNulls)
+        finish = self.finish.then if isinstance(self.finish, NumericNulls) else self.finish
+        return isinstance(finish, ColumnNulls)
 
     def kernel_rules(self, rules: ValueRules) -> ValueRules:
         """The value rules the kernels convert this column with (the read's ``rules``, or those
@@ -109,7 +117,7 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
             rules = ValueRules.from_options(opts)  # only then: an inferred column's plan needs none
         kernel_type, finish = plan_column(requested, index >= 0, opts, rules, own_nulls)
         if index >= 0:
-            finish = with_numeric_nulls(finish, opts, own_nulls)
+            finish = with_numeric_nulls(finish, opts, own_nulls, requested)
         plans.append(ColumnPlan(name, index, kernel_type, finish, hidden=len(plans) >= shown))
     return plans
 

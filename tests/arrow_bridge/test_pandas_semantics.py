@@ -13,6 +13,7 @@ import io
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pytest
 
@@ -167,6 +168,7 @@ NUMERIC_NA_VALUES = {  # pandas: a whole number's spellings n and n.0 as text; i
     "past 2**53": (b"a\n9007199254740993\n9007199254740992\n", dict(na_values=["9007199254740992"])),
     "with spaces": (b"a\n5\n1.5\n", dict(na_values=[" 5 "])),
     "an explicit float type": (b"a,b\n1,2.0\n3,4\n", dict(na_values=["2"], dtype={"b": "float32"})),
+    "floats made by thousands": (b'a\n"1,000.5"\n-999.00\n', dict(thousands=",", na_values=[-999])),
 }
 
 
@@ -256,6 +258,7 @@ BOOLEANS = {  # pandas' booleans are words; 1 and 0 are ints, and a bool asked f
     "1, 0 and words asked as boolean": (b"a\n1\nTRUE\n0\nfalse\n", dict(dtype={"a": "boolean"})),
     "1 made a true value": (b"a\n1\ntrue\n", dict(true_values=["1"])),
     "a word made a true value": (b"a\nyes\nFalse\n", dict(true_values=["yes"])),
+    "words in any case": (b"a\nTRUE\ntRuE\nfalse\nFaLsE\n", {}),
 }
 
 
@@ -285,3 +288,33 @@ def test_a_numpy_dtype_without_missing_values_refuses_them_as_pandas_does(dtype,
         pd.read_csv(io.BytesIO(data), dtype={"a": dtype})
     with pytest.raises(ValueError, match=f"{words} column has NA values in column 0"):  # not a False or 0 made up
         arrow_bridge.read_pandas(io.BytesIO(data), dtype={"a": dtype})
+
+
+def test_a_streams_first_block_of_words_does_not_take_a_later_1_as_true(tmp_path):
+    """open_csv keeps the first block's types: a later 1 in a bool column is then a
+    type break, as a later x would be, never a True (pandas reads 1 as an int)."""
+    path = tmp_path / "flags.csv"
+    path.write_bytes(b"a,n\n" + b"".join(b"%s,%d\n" % (b"True" if i % 2 else b"False", i) for i in range(2000))
+                     + b"1,1\n0,2\n")
+    assert arrow_bridge.read_csv(path, semantics="pandas").column("a").to_pylist()[-2:] == ["1", "0"]
+    with pytest.raises(pa.ArrowInvalid, match="cannot convert .1. to bool, the type the first block inferred"):
+        with arrow_bridge.open_csv(path, semantics="pandas", block_size=64) as stream:
+            stream.read_all()
+
+
+def test_numeric_na_values_leave_other_columns_and_span_stages_alone(tmp_path):
+    """Only a column that can hold floats gets the numeric rule; a filtered read keeps
+    the rows a filter of the whole Table keeps."""
+    from arrow_bridge.options import resolve_options
+    from arrow_bridge.read_plan import plan_columns
+    plans = plan_columns(["f", "s", "i"], resolve_options(semantics="pandas", na_values=[-999],
+                                                          dtype={"s": "string", "i": "int64"}))
+    assert [type(c.finish).__name__ for c in plans] == ["NumericNulls", "NoneType", "NoneType"]
+    path = tmp_path / "sentinels.csv"
+    path.write_bytes(b"f,s\n" + b"".join(b"%s,x%d\n" % (b"-999.0" if i % 4 == 0 else b"%d.5" % -i, i)
+                                         for i in range(2000)))
+    options = dict(semantics="pandas", na_values=[-999])
+    whole = arrow_bridge.read_csv(path, **options)
+    filtered = arrow_bridge.read_csv(path, filters=[("f", "<", 0)], **options)
+    assert filtered.equals(whole.filter(pc.less(whole.column("f"), 0)))
+    assert filtered.num_rows == 1500  # every -i.5; the -999.0 sentinels are missing, not below 0
