@@ -127,7 +127,8 @@ def _fixed_dtype(type_: pa.DataType, kind: int) -> type:
 def conversion_spec(type_: pa.DataType, rules: ValueRules, *, inferring: bool = False) -> ConversionSpec:
     """The kernel settings that turn CSV fields into ``type_``: a type asked for, or
     one inference tries (``inferring``). They differ under pandas' semantics only: an
-    asked-for bool also takes ``1`` and ``0``, which pandas infers as ints.
+    asked-for bool also takes ``1`` and ``0``, which pandas infers as ints, and an
+    inferred float takes no integer past int64 (pandas keeps such a column as text).
 
     >>> conversion_spec(pa.int16(), ValueRules.from_options(CsvOptions())).params
     (16, 0, 0)
@@ -137,12 +138,12 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules, *, inferring: bool = 
     """
     # Cached: every read plans a spec per inference rung and per column (0.1 ms a read).
     return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8,
-                            rules.pandas_ints, rules.pandas_ints and not inferring)
+                            rules.pandas_ints, inferring)
 
 
 @functools.lru_cache(maxsize=1024)
 def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
-                     pandas_ints: bool, digit_bools: bool) -> ConversionSpec:
+                     pandas_ints: bool, inferring: bool) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))
@@ -153,9 +154,10 @@ def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: boo
     elif pa.types.is_unsigned_integer(type_):
         kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
-        kind, params = columns.FLOAT, (decimal_point, 0, 0)
+        # pandas' inference reads no float from an integer past int64 (params[1]: refuse one)
+        kind, params = columns.FLOAT, (decimal_point, int(pandas_ints and inferring), 0)
     elif pa.types.is_boolean(type_):
-        kind, params = columns.BOOL, (int(digit_bools), 0, 0)
+        kind, params = columns.BOOL, (int(pandas_ints and not inferring), 0, 0)
     elif pa.types.is_date32(type_):
         kind, params = columns.DATE, (0, 0, 0)
     elif pa.types.is_time(type_) or pa.types.is_timestamp(type_):

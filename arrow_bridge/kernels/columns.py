@@ -29,7 +29,7 @@ from arrow_bridge.kernels.status import (
 )
 from arrow_bridge.numbers.parse_dates import parse_date, parse_time, parse_timestamp, to_unit
 from arrow_bridge.numbers.parse_floats import parse_float32, parse_float64
-from arrow_bridge.numbers.parse_ints import parse_signed, parse_unsigned
+from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, parse_unsigned
 
 
 # Kind codes for convert_fixed.
@@ -50,7 +50,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     """Converts one column into fixed-width values.
 
     ``kind``/``params``: ``NULL`` (every field must be a null spelling),
-    ``SIGNED``/``UNSIGNED`` ``(bits, pandas_ints, 0)``, ``FLOAT`` ``(decimal_point, 0, 0)``
+    ``SIGNED``/``UNSIGNED`` ``(bits, pandas_ints, 0)``, ``FLOAT`` ``(decimal_point,
+    no_big_ints, 0)`` (with ``no_big_ints`` an integer past int64 is refused)
     (float32 when ``out`` is), ``BOOL`` ``(digits, 0, 0)`` (values go to the bitmap ``bits``;
     ``trues``/``falses`` spelling sets, and ``1``/``0`` with ``digits``), ``DATE``, ``TIME``/``TIMESTAMP``
     ``(max_fraction_digits, zoned, units_per_second)``.
@@ -105,6 +106,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
             else:
                 ok, f64 = parse_float64(src, s, e, np.uint8(p0))
                 out[r] = f64
+            if ok and p1 and integer_text_past_int64(src, s, e):  # pandas: no float from it
+                ok = False
         elif kind == BOOL:
             ok, truth = parse_bool(src, s, e, trues, falses, p0)
             if truth:

@@ -65,7 +65,7 @@ from arrow_bridge.kernels.status import (
 from arrow_bridge.numbers.fast_floats import float64_at
 from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, to_unit
 from arrow_bridge.numbers.parse_floats import parse_float64
-from arrow_bridge.numbers.parse_ints import parse_signed, plain_int64_at
+from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, plain_int64_at
 from arrow_bridge.numbers.swar import (byte_at, ctz64, equal_mask64, number_masks32, put_byte_at, put_value_at,
                                       put_word_at, word_at)
 
@@ -92,7 +92,7 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
         return ok, v, 0.0
     if kind == FLOAT:
         ok, f = parse_float64(src, s, e, np.uint8(p0))
-        return ok, np.int64(0), f
+        return ok and not (p1 and integer_text_past_int64(src, s, e)), np.int64(0), f
     if kind == BOOL:
         ok, truth = parse_bool(src, s, e, trues, falses, p0)
         return ok, np.int64(truth), 0.0
@@ -481,6 +481,8 @@ def _record_loop(filtering, name):
                                     deferred_others += 1
                             continue
                         ok, iv, fv = _fast_value(op, at, s, e, end, params[j, 0])
+                        if ok and op == _OP_FLOAT64 and e - s >= 19 and params[j, 1]:
+                            ok = not integer_text_past_int64(buf, s, e)  # pandas infers no float from it
                         if ok:
                             if op == _OP_INT64:
                                 put_value_at(addresses[j], r << 3, iv)
@@ -565,7 +567,7 @@ def _record_loop(filtering, name):
                     j, s, e = deferred[k, 0], deferred[k, 1], deferred[k, 2]
                     k += 1
                     ok, _, fv = _fast_value(_OP_FLOAT64, at, s, e, end, params[j, 0])
-                    if not ok:
+                    if not ok or (e - s >= 19 and params[j, 1] and integer_text_past_int64(buf, s, e)):
                         return GIVE_UP, rows, lines, rows + rejected
                     put_value_at(addresses[j], r << 3, fv)
                     if null_counts[j]:

@@ -176,3 +176,39 @@ def plain_int64_at(at, s, e, end):
         ok = leading_digits(first) == 8 and leading_digits(second) >= n - 8
         v = digits_value(first, 8) * np.int64(POW10_U64[n - 8]) + digits_value(second, n - 8)
     return ok, -v if negative else v
+
+
+#: int64's largest value but its last digit, which is 7 (8 for the magnitude of the smallest).
+_INT64_DIGITS = np.frombuffer(b"922337203685477580", np.uint8).copy()
+
+
+@njit(nogil=True, cache=True)
+def integer_text_past_int64(src, start, end):
+    """Whether ``src[start:end]`` is an integer's text (``[+-]?digits``) whose value
+    int64 cannot hold. pandas' semantics infer no float from one: pandas keeps such a
+    column as text, or as Python ints, never as rounded floats.
+
+    >>> past = lambda text: integer_text_past_int64(np.frombuffer(text, np.uint8), 0, len(text))
+    >>> past(b"9223372036854775807"), past(b"9223372036854775808"), past(b"-9223372036854775808")
+    (False, True, False)
+    >>> past(b"-9223372036854775809"), past(b"+00000000000000000001"), past(b"92233720368547758080.5")
+    (True, False, False)
+    """
+    if end - start < 19:
+        return False
+    i = start
+    negative = src[i] == 45
+    if src[i] == 45 or src[i] == 43:
+        i += 1
+    while i < end and src[i] == 48:
+        i += 1
+    for k in range(i, end):
+        if src[k] < 48 or src[k] > 57:
+            return False
+    digits = end - i
+    if digits != 19:
+        return digits > 19
+    for k in range(18):
+        if src[i + k] != _INT64_DIGITS[k]:
+            return src[i + k] > _INT64_DIGITS[k]
+    return src[i + 18] > (56 if negative else 55)

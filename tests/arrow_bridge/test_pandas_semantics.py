@@ -318,3 +318,38 @@ def test_numeric_na_values_leave_other_columns_and_span_stages_alone(tmp_path):
     filtered = arrow_bridge.read_csv(path, filters=[("f", "<", 0)], **options)
     assert filtered.equals(whole.filter(pc.less(whole.column("f"), 0)))
     assert filtered.num_rows == 1500  # every -i.5; the -999.0 sentinels are missing, not below 0
+
+
+BIG_INTEGERS = {  # an integer past int64 that uint64 cannot take is never a rounded float
+    "beside a negative number: text, as pandas": (b"a\n1\n-13\n9223372036854775808\n", True),
+    "a negative one first: text, as pandas": (b"a\n1\n9223372036854775808\n-1\n", True),
+    "fits uint64: uint64, as pandas": (b"a\n1\n9223372036854775808\n", True),
+    "int64's least: int64": (b"a\n-9223372036854775808\n1\n", True),
+    "below int64: text (pandas: Python ints)": (b"a\n1\n-9223372036854775809\n", False),
+    "past uint64: text (pandas: Python ints)": (b"a\n1\n18446744073709551616\n", False),
+    "beside a float: text (pandas: a rounded float64)": (b"a\n1.5\n18446744073709551616\n", False),
+}
+
+
+@pytest.mark.parametrize("case", list(BIG_INTEGERS))
+def test_integers_past_int64_are_not_rounded_floats(case):
+    data, as_pandas = BIG_INTEGERS[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy")
+    if as_pandas:
+        pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data)), check_exact=True)
+    else:  # every digit kept, as text
+        assert got.a.tolist() == data.decode().split("\n")[1:-1]
+
+
+def test_a_late_integer_past_int64_reads_alike_on_every_path(tmp_path):
+    """Floats and ints for 3,000 rows, then an integer past uint64: a span the fused
+    kernel read as floats gives up on it, and every path settles on text."""
+    rows = [b"%d,%d.25" % (i, -i) for i in range(3000)] + [b"18446744073709551616,1"]
+    path = tmp_path / "ids.csv"
+    path.write_bytes(b"id,x\n" + b"\n".join(rows) + b"\n")
+    expected = arrow_bridge.read_csv(path, semantics="pandas")
+    assert expected.column("id").type == pa.string() and expected.column("id")[-1].as_py() == "18446744073709551616"
+    for how in (dict(block_size=64), dict(n_threads=1), dict(device="modern-gen4", block_size=1000),
+                dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
+        assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
+    assert arrow_bridge.read_csv(path).column("id").type == pa.float64()  # pyarrow's semantics: pyarrow's double
