@@ -86,6 +86,8 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     at_file_start = source.origin == 0  # a byte range's first bytes are data, never a BOM
     pos = len(_BOM) if at_file_start and bytes(data.buf[: len(_BOM)]) == _BOM else 0
     pos = _skip_lines(data, pos, opts.skip_rows, source.name)
+    if opts.header or opts.column_names is None:  # (a byte range given the names starts at data)
+        pos = _skip_space_lines(data, pos, opts)
     if opts.header:
         header_at = pos
         fields, pos = _record(data, pos, opts)
@@ -108,6 +110,37 @@ def _line_at(data: "_Buffered", pos: int) -> int:
     """The 1-based physical line of byte ``pos`` of the buffered start (``pos``
     may lie one past the end: after a last record without its line end)."""
     return 1 + count_line_breaks(data.buf, 0, min(pos, len(data.buf)))
+
+
+def _skip_space_lines(data: _Buffered, pos: int, opts: CsvOptions) -> int:
+    """Under pandas' semantics (blank lines skipped), empty lines and lines of only spaces
+    and tabs (none of them the delimiter) before the header or first record, skipped as
+    pandas skips them.
+
+    >>> from arrow_bridge.options import resolve_options
+    >>> from arrow_bridge.source import open_source
+    >>> read_preamble(open_source(b" \\t\\r\\n  \\na,b\\n1,2\\n"), resolve_options(semantics="pandas")).names
+    ['a', 'b']
+    """
+    if opts.semantics != "pandas" or not opts.ignore_empty_lines:
+        return pos
+    blank = {32, 9} - {ord(opts.delimiter)}
+    while True:
+        end = pos
+        while True:
+            buf = data.buf
+            while end < len(buf) and buf[end] in blank:
+                end += 1
+            if end < len(buf) or not data.more():
+                break
+        if end < len(buf) and buf[end] not in (10, 13):
+            return pos  # a record
+        if end == len(buf):
+            return end  # spaces (or nothing) to the end of the file
+        while end + 1 >= len(data.buf) and data.buf[end] == 13 and data.more():
+            pass  # see a CRLF whole
+        buf = data.buf
+        pos = end + (2 if buf[end] == 13 and end + 1 < len(buf) and buf[end + 1] == 10 else 1)
 
 
 def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool = True) -> int:

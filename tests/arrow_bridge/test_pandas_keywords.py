@@ -581,3 +581,14 @@ def test_nothing_to_read_is_pandas_empty_data_error(data, options):
         arrow_bridge.read_csv(io.BytesIO(data), **{k: v for k, v in options.items() if k != "chunksize"},
                               semantics="pandas")
     assert not isinstance(arrow_level.value, pd.errors.EmptyDataError)
+
+
+@pytest.mark.parametrize("data, options", [
+    (b"  \na,b\n1,2\n", {}), (b" \t \r\n\r\na,b\r\n1,2\r\n", {}), (b"  \na\n1\n", {}), (b"  \n1,2\n", {"header": None}),
+    (b"x\n  \na,b\n1,2\n", {"skiprows": 1}), (b"\t\na\tb\n1\t2\n", {"sep": "\t"}),
+], ids=["spaces", "spaces, tabs, CRLF", "one column", "header=None", "after skiprows", "tab is the delimiter"])
+def test_lines_of_spaces_before_the_header_are_blank_as_in_pandas(data, options):
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options),
+                                  pd.read_csv(io.BytesIO(data), **options), check_exact=True)
+    with pytest.raises(pd.errors.EmptyDataError):  # and nothing but them is an empty file
+        arrow_bridge.read_pandas(io.BytesIO(b"  \n\n \t\n"))
