@@ -2,7 +2,8 @@
 the options it follows, its prices, and the byte helpers generated bodies call.
 
 A program's body is Python source generated for one schema, filter or key set
-(:func:`compiled_function`), compiled by Numba when first needed; :func:`compiled_once`
+(:func:`compiled_function`), compiled by Numba when first needed (or loaded, where an
+earlier process compiled it: :mod:`ndp_core.ssdlets.disk_cache`); :func:`compiled_once`
 keeps it for the process, so each caller gets a copy at its own device's prices.
 """
 from __future__ import annotations
@@ -69,9 +70,10 @@ def connect_columns(app: Any, upstream: Union[Node, Sequence[Node]], downstream:
 
 
 
-#: Programs compiled in this process, by what they were made from: compiling one takes
-#: seconds (about 3 s, and 0.5 s a column, here), so each schema, filter and key set
-#: compiles once; prices are the model's, not the code's, so each caller gets its own copy.
+#: Programs made in this process, by what they were made from: compiling one takes
+#: seconds (about 3 s, and 0.5 s a column, here; loading it from the disk cache, tenths),
+#: so each schema, filter and key set is made once; prices are the model's, not the
+#: code's, so each caller gets its own copy.
 _PROGRAMS: dict[tuple, SSDlet] = {}
 
 

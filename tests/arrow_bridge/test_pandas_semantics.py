@@ -155,6 +155,12 @@ def _read_alike_on_every_path(path, **options) -> pa.Table:
     return expected
 
 
+def _reads_as_pandas(data: bytes, options: dict) -> None:
+    """read_pandas (NumPy dtypes) gives pandas.read_csv's frame for ``data``, exactly."""
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options),
+                                  pd.read_csv(io.BytesIO(data), **options), check_exact=True)
+
+
 NUMERIC_NA_VALUES = {  # pandas: a whole number's spellings n and n.0 as text; in a float column, the number
     "n.0 in a float column": (b"a\n-999.0\n1.5\n", dict(na_values=[-999])),
     "n.0 asked, n in an int column": (b"a\n-999\n1\n", dict(na_values=["-999.0"])),
@@ -174,9 +180,7 @@ NUMERIC_NA_VALUES = {  # pandas: a whole number's spellings n and n.0 as text; i
 
 @pytest.mark.parametrize("case", list(NUMERIC_NA_VALUES))
 def test_na_values_that_read_as_numbers_are_missing_as_in_pandas(case):
-    data, options = NUMERIC_NA_VALUES[case]
-    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options),
-                                  pd.read_csv(io.BytesIO(data), **options), check_exact=True)
+    _reads_as_pandas(*NUMERIC_NA_VALUES[case])
 
 
 def test_numeric_na_values_read_alike_on_every_path(tmp_path):
@@ -264,9 +268,7 @@ BOOLEANS = {  # pandas' booleans are words; 1 and 0 are ints, and a bool asked f
 
 @pytest.mark.parametrize("case", list(BOOLEANS))
 def test_booleans_as_pandas_reads_them(case):
-    data, options = BOOLEANS[case]
-    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options),
-                                  pd.read_csv(io.BytesIO(data), **options), check_exact=True)
+    _reads_as_pandas(*BOOLEANS[case])
 
 
 def test_booleans_read_alike_on_every_path(tmp_path):
@@ -334,10 +336,10 @@ BIG_INTEGERS = {  # an integer past int64 that uint64 cannot take is never a rou
 @pytest.mark.parametrize("case", list(BIG_INTEGERS))
 def test_integers_past_int64_are_not_rounded_floats(case):
     data, as_pandas = BIG_INTEGERS[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy")
     if as_pandas:
-        pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data)), check_exact=True)
+        _reads_as_pandas(data, {})
     else:  # every digit kept, as text
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy")
         assert got.a.tolist() == data.decode().split("\n")[1:-1]
 
 
