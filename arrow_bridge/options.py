@@ -91,6 +91,9 @@ class CsvOptions:
     grouped_query: GroupedQuery | None = None  # aggregate_csv's: each span reduced to a partial aggregate
     # "pandas": no date/time/timestamp inference, pandas' NA spellings, text columns take nulls (pandas_semantics)
     semantics: str = "pyarrow"
+    # pandas' implicit index (read_pandas sets it from index_col): how a first record with more fields than
+    # names is read (arrow_bridge.column_names.implicit_index); None: an error, as in pyarrow
+    implicit_index: str | tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("delimiter", "decimal_point"):
@@ -107,6 +110,10 @@ class CsvOptions:
         if self.semantics == "pandas" and self.timestamp_parsers:
             raise ValueError("timestamp_parsers infer timestamps and semantics='pandas' infers none: "
                              "give those columns a timestamp dtype instead")
+        if self.implicit_index not in (None, "leading", "trailing") and not (
+                isinstance(self.implicit_index, tuple) and all(isinstance(p, int) for p in self.implicit_index)):
+            raise ValueError(f"implicit_index must be None, 'leading', 'trailing' or a tuple of positions, "
+                             f"got {self.implicit_index!r}")
         if self.nrows is not None and self.nrows < 0:
             raise ValueError("nrows must be >= 0")
         for parser in self.timestamp_parsers:
@@ -224,7 +231,7 @@ _PANDAS_KEYWORDS = {
     "sep", "delimiter", "header", "names", "usecols", "dtype", "na_values", "keep_default_na",
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
-    "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns",
+    "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns", "implicit_index",
 }
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
@@ -267,7 +274,7 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
             changes[key] = kw[key]
     changes.update(_header_changes(opts, kw))
     changes.update(_value_changes(opts, kw))
-    for key in ("nrows", "on_bad_lines", "n_threads", "block_size"):
+    for key in ("nrows", "on_bad_lines", "n_threads", "block_size", "implicit_index"):
         if kw.get(key) is not None:
             changes[key] = kw[key]
     if kw.get("usecols") is not None:

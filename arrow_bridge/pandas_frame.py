@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
 from arrow_bridge.column_finish import NumericNulls, numeric_null_values
-from arrow_bridge.column_names import is_unnamed
+from arrow_bridge.column_names import index_levels, is_index_level, is_trailing, is_unnamed
+from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
 from arrow_bridge.options import resolve_options, to_arrow_type
 from arrow_bridge.source import OpeningOptions
@@ -73,7 +74,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     returned changes nothing.
 
     >>> split_keywords({"sep": ";", "index_col": "b", "dtype": {"a": "category", "b": "int32"}})[0]
-    {'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}}
+    {'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}, 'implicit_index': 'leading'}
     >>> split_keywords({"comment": "#", "skiprows": [1]})[0]["storage_options"].line_rules.keywords
     ('skiprows', 'comment')
     """
@@ -81,6 +82,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
     if steps.index_col is True:
         raise ValueError("The value of index_col couldn't be 'True'")  # pandas' words
+    options.setdefault("implicit_index", _implicit_index_rule(steps.index_col))
     if options.get("skipfooter") and _reader_parses_raw_bytes(options):
         if options.get("nrows") is not None:
             raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
@@ -301,6 +303,12 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     """
     import pandas as pd
 
+    trailing = [name for name in table.column_names if is_trailing(name)]
+    if trailing:  # index_col=False: the fields past the names are left out
+        if len(trailing) > 1 or table.column(trailing[0]).null_count < table.num_rows:  # one empty: no loss
+            warn_at_caller("Length of header or names does not match length of data. This leads to a loss of "
+                           "data with index_col=False.", pd.errors.ParserWarning)  # pandas' words
+        table = table.drop_columns(trailing)
     if steps.numbers is not None:
         table = steps.numbers.apply(table)
     if steps.skipfooter:
@@ -328,13 +336,14 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for key in dates:  # from the text (read as such), as pandas parses it
             name = _name(frame, key)
             frame[name] = _dates_or_text(frame[name], steps)
-    if steps.index_col is not None and steps.index_col is not False:
+    levels = index_levels(frame.columns)
+    if levels or steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
         for key in keys:
-            if isinstance(key, str) and key not in frame.columns:
-                raise ValueError(f"Index {key} invalid")  # pandas' words
-        frame = frame.set_index([_name(frame, key) for key in keys])
-        frame.index.names = [None if is_unnamed(name) else name for name in frame.index.names]
+            if isinstance(key, str) and (levels or key not in frame.columns):  # pandas' errors
+                raise KeyError(key) if levels else ValueError(f"Index {key} invalid")
+        frame = frame.set_index(levels if levels else [_name(frame, key) for key in keys])
+        frame.index.names = [None if is_unnamed(name) or is_index_level(name) else name for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
         if dates is True:  # pandas: parse the index
@@ -391,6 +400,21 @@ class CategoryWords:
         made = pd.Categorical._from_converted_categories(categories if converted is None else converted, codes,
                                                          ordered=ordered)
         return pd.Series(made, index=column.index, name=column.name)
+
+
+def _implicit_index_rule(index_col: Columns) -> Union[str, tuple[int, ...]]:
+    """How the reader takes a first record with more fields than names, for
+    ``index_col`` (:func:`~arrow_bridge.column_names.implicit_index`).
+
+    >>> _implicit_index_rule(None), _implicit_index_rule(False), _implicit_index_rule([2, 0])
+    ('leading', 'trailing', (2, 0))
+    """
+    if index_col is False:
+        return "trailing"
+    keys = index_col if isinstance(index_col, (list, tuple)) else [] if index_col is None else [index_col]
+    if keys and all(isinstance(key, Integral) and not isinstance(key, bool) for key in keys):
+        return tuple(int(key) for key in keys)
+    return "leading"
 
 
 def _is_category(kind: Any) -> bool:
@@ -666,7 +690,7 @@ def selected_names(usecols: Callable[[str], bool], names: Sequence[str]) -> list
     >>> selected_names(lambda name: name.startswith("l_"), ["l_a", "x", "l_b"])
     ['l_a', 'l_b']
     """
-    return [name for name in names if usecols(name)]
+    return [name for name in names if is_index_level(name) or usecols(name)]
 
 
 def positions_named(options: Mapping[str, Any]) -> bool:

@@ -10,11 +10,12 @@ empty and repeated names are pandas' (:mod:`arrow_bridge.column_names`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from arrow_bridge.column_names import pandas_header
+from arrow_bridge.column_names import implicit_index, index_levels, pandas_header
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError, EmptyCsvError
 from arrow_bridge.jit import njit
@@ -37,6 +38,23 @@ class Preamble:
     data_line: int  # 1-based line number there
     prefix: np.ndarray  # bytes read past data_offset
     eof: bool
+
+    def columns_read(self, opts: CsvOptions) -> CsvOptions:
+        """``opts`` reading the index levels pandas' implicit index adds
+        (:func:`~arrow_bridge.column_names.implicit_index`) whatever ``usecols``
+        names, as pandas keeps them.
+
+        >>> from arrow_bridge.options import resolve_options
+        >>> from arrow_bridge.source import open_source
+        >>> opts = resolve_options(usecols=["b"], implicit_index="leading")
+        >>> read_preamble(open_source(b"a,b\\nx,1,2\\n"), opts).columns_read(opts).include_columns
+        ('__index_level_0__', 'b')
+        """
+        levels = tuple(index_levels(self.names))
+        if opts.include_columns is None or not levels:
+            return opts
+        return dataclasses.replace(opts, include_columns=(
+            *levels, *(key for key in opts.include_columns if key not in levels)))
 
 
 #: The preamble's first read, which becomes the first span (SpanCutter): small,
@@ -103,7 +121,22 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         fields, _ = _record(data, pos, opts)
         names = [f"f{i}" for i in range(len(fields))]
     pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
+    if opts.implicit_index is not None and (opts.header or opts.column_names is not None):
+        fields = _first_record_fields(data, pos, opts)
+        if fields > len(names):
+            names = implicit_index(names, fields, opts.implicit_index)
     return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof)
+
+
+def _first_record_fields(data: _Buffered, pos: int, opts: CsvOptions) -> int:
+    """The fields of the first data record (0 where there is none, or it is
+    bad input, which the read reports where it lies), which pandas compares
+    with the names to find an implicit index."""
+    pos = _skip_space_lines(data, pos, opts)
+    try:
+        return len(_record(data, pos, opts)[0])
+    except CsvParseError:
+        return 0
 
 
 def _line_at(data: "_Buffered", pos: int) -> int:
@@ -135,8 +168,8 @@ def _skip_space_lines(data: _Buffered, pos: int, opts: CsvOptions) -> int:
                 break
         if end < len(buf) and buf[end] not in (10, 13):
             return pos  # a record
-        if end == len(buf):
-            return end  # spaces (or nothing) to the end of the file
+        if end >= len(buf):
+            return end  # spaces (or nothing) to the end of the file (a last record without its line end: past it)
         while end + 1 >= len(data.buf) and data.buf[end] == 13 and data.more():
             pass  # see a CRLF whole
         buf = data.buf

@@ -198,6 +198,7 @@ class CsvReader:
         if not pre.names:
             raise EmptyCsvError(self.source.name, pre.data_line, None, pre.data_offset,
                                 "empty CSV file: cannot infer the number of columns")
+        self.opts = pre.columns_read(self.opts)
         self.plan = ReadPlan.build(self.source, self.opts, pre.names)
         self.types = TypeState(self.plan)
         self.errors = SpanErrors(self.plan)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 import pyarrow as pa
 
+from arrow_bridge.column_names import index_levels
 from ndp_core.engine import raise_keyboard_interrupt_after
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class DataFrameChunks:
         self.chunksize = chunksize
         self._stream, self._to_frame, self._numbered = stream, to_frame, numbered
         self.schema: pa.Schema = next(stream)
+        self._numbered = numbered and not index_levels(self.schema.names)  # pandas' implicit index is theirs
         self._held: list[pa.RecordBatch] = []
         self._held_rows = 0
         self._rows_out = 0  # rows returned so far: the next frame's first index

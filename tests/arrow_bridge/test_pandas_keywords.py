@@ -592,3 +592,89 @@ def test_lines_of_spaces_before_the_header_are_blank_as_in_pandas(data, options)
                                   pd.read_csv(io.BytesIO(data), **options), check_exact=True)
     with pytest.raises(pd.errors.EmptyDataError):  # and nothing but them is an empty file
         arrow_bridge.read_pandas(io.BytesIO(b"  \n\n \t\n"))
+
+
+# pandas' implicit index: a first record with more fields than names (R's write.table, trailing delimiters)
+IMPLICIT_INDEX = {
+    "one leading field": (b"a,b\nx,1,2\ny,3,4\n", {}),
+    "two leading fields": (b"a,b\nx,z,1,2\ny,w,3,4\n", {}),
+    "later records short": (b"a,b\n1,2,3\n4,5\n6\n", {}),
+    "names given": (b"1,2,3\n4,5,6\n", dict(names=["a", "b"])),
+    "names replace the header": (b"a,b\n1,2,3\n", dict(names=["x", "y"], header=0)),
+    "missing index values": (b"a,b\nx,2,3\n,5,6\n", {}),
+    "quoted field": (b'a,b\n"x,y",2,3\n4,5,6\n', {}),
+    "blank line first": (b"a,b\n\n1,2,3\n4,5,6\n", {}),
+    "CRLF": (b"a,b\r\n1,2,3\r\n4,5,6\r\n", {}),
+    "repeated names": (b"a,a\n1,2,3\n4,5,6\n", {}),
+    "index_col position": (b"a,b\n1,2,3\n4,5,6\n", dict(index_col=0)),
+    "index_col middle": (b"a,b\n1,2,3\n4,5,6\n", dict(index_col=1)),
+    "index_col last": (b"a,b\n1,2,3\n4,5,6\n", dict(index_col=2)),
+    "index_col list in order": (b"a,b\n1,2,3,4\n4,5,6,7\n", dict(index_col=[2, 0])),
+    "index_col=False: trailing delimiters": (b"a,b\n1,2,\n3,4,\n", dict(index_col=False)),
+    "index_col=False: trailing values": (b"a,b\n1,2,3\n4,5\n", dict(index_col=False)),
+    "index_col=False with names": (b"1,2,3\n4,5,6\n", dict(names=["a", "b"], index_col=False)),
+    "index_col=False, usecols and dtype": (b"a,b\n1,2,3\n4,5,6\n", dict(usecols=["b"], index_col=False,
+                                                                          dtype={"b": "float64"})),
+    "usecols names": (b"a,b\n1,2,3\n4,5,6\n", dict(usecols=["a"])),
+    "usecols callable": (b"a,b\n1,2,3\n4,5,6\n", dict(usecols=lambda name: name == "b")),
+    "usecols callable, index_col=False": (b"a,b\n1,2,3\n", dict(usecols=lambda name: name == "b", index_col=False)),
+    # (not index_col=2 with usecols: pandas then reads b from the first field, where without usecols b is the second)
+    "usecols callable, index_col position": (b"a,b\n1,2,3\n", dict(usecols=lambda name: name == "a", index_col=0)),
+    "dtype by name": (b"a,b\n1,2,3\n4,5,6\n", dict(dtype={"a": "float64"})),
+    "dtype by position: the index's": (b"a,b\n1,2,3\n", dict(dtype={0: str})),
+    "converters": (b"a,b\n1,2,3\n4,5,6\n", dict(converters={"a": str})),
+    "parse_dates the index": (b"a,b\n2020-01-02,2,3\n2020-01-03,5,6\n", dict(parse_dates=True)),
+    "skiprows": (b"a,b\n1,2,3\n4,5,6\n", dict(skiprows=[1])),
+    "nrows": (b"a,b\n1,2,3\n4,5,6\n", dict(nrows=1)),
+    "bad records skipped": (b"a,b\n1,2,3\n4,5,6,7\n8,9,10\n", dict(on_bad_lines="skip")),
+    "sep": (b"a;b\n1;2;3\n", dict(sep=";")),
+}
+
+
+@pytest.mark.parametrize("case", list(IMPLICIT_INDEX))
+def test_a_first_record_longer_than_the_names_is_pandas_implicit_index(case):
+    data, options = IMPLICIT_INDEX[case]
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        expected = pd.read_csv(io.BytesIO(data), **options)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    # index_col=False warns of the fields it drops, as pandas does, at the caller's line
+    assert [(w.category, str(w.message)) for w in ours] == [(w.category, str(w.message)) for w in theirs]
+    assert all(w.filename == __file__ for w in ours)
+
+
+@pytest.mark.parametrize("options", [{}, dict(index_col=False)], ids=["index", "index_col=False"])
+def test_the_implicit_index_of_each_chunk_is_pandas(options):
+    data = b"a,b\n" + b"".join(b"r%d,%d,%d\n" % (i, i, -i) for i in range(50))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)  # index_col=False's, tested above
+        with arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", chunksize=7, **options) as chunks:
+            got = list(chunks)
+        expected = list(pd.read_csv(io.BytesIO(data), chunksize=7, **options))
+    assert len(got) == len(expected) == 8
+    for ours, theirs in zip(got, expected):
+        pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+
+
+@pytest.mark.parametrize("data, options, error, message", [
+    (b"a,b\n1,2\n4,5,6\n", {}, CsvParseError, "expected 2 fields, got 3"),  # decided by the first record
+    (b"a,b\n1,2,3\n4,5,6,7\n", dict(index_col=False), CsvParseError, "expected 3 fields, got 4"),
+    (b"a,b\n1,2,3\n4,5,6\n", dict(index_col=[0, 1]), ValueError, "Could not construct index. Requested to use 2"),
+    (b"a,b\n1,2,3\n4,5,6\n", dict(index_col="a"), KeyError, "a"),
+], ids=["a later record", "past the dropped fields", "index_col too long", "index_col a name"])
+def test_records_an_implicit_index_cannot_take_raise_as_in_pandas(data, options, error, message):
+    with pytest.raises(error if error is not CsvParseError else ValueError, match=message if error is not
+                       CsvParseError else None):
+        pd.read_csv(io.BytesIO(data), **options)
+    with pytest.raises(error, match=message):
+        arrow_bridge.read_pandas(io.BytesIO(data), **options)
+
+
+def test_a_read_csv_without_the_rule_still_rejects_the_longer_record():
+    with pytest.raises(CsvParseError, match="expected 2 fields, got 3"):
+        arrow_bridge.read_csv(io.BytesIO(b"a,b\n1,2,3\n"), semantics="pandas")
+    table = arrow_bridge.read_csv(io.BytesIO(b"a,b\n1,2,3\n"), semantics="pandas", implicit_index="leading")
+    assert table.column_names == ["__index_level_0__", "a", "b"]
