@@ -678,3 +678,13 @@ def test_a_read_csv_without_the_rule_still_rejects_the_longer_record():
         arrow_bridge.read_csv(io.BytesIO(b"a,b\n1,2,3\n"), semantics="pandas")
     table = arrow_bridge.read_csv(io.BytesIO(b"a,b\n1,2,3\n"), semantics="pandas", implicit_index="leading")
     assert table.column_names == ["__index_level_0__", "a", "b"]
+
+
+@pytest.mark.parametrize("path_options", [dict(), dict(block_size=64), dict(n_threads=1),
+                                          dict(device="modern-gen4"), dict(device="modern-gen4", split="dynamic")],
+                         ids=["host", "block 64", "one thread", "device", "dynamic split"])
+def test_an_implicit_index_reads_alike_on_every_path(tmp_path, path_options):
+    path = tmp_path / "indexed.csv"
+    path.write_bytes(b"a,b,c\n" + b"".join(b"r%d,%d,%d.5,x%d\n" % (i, i, i, i) for i in range(3000)))
+    got = arrow_bridge.read_pandas(path, dtype_backend="numpy", **path_options)
+    pd.testing.assert_frame_equal(got, pd.read_csv(path), check_exact=True)
