@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any, Iterator, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Sequence, Union
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -514,13 +514,30 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
             raise NotImplementedError("skipfooter where the text is read as it is (sep=None, byte_range, a device "
                                       "split) is not supported with chunksize/iterator: the footer is known at the "
                                       "end only")
-        # each chunk as pandas shapes its chunks: its own index, dates, converters and categories
+        # each chunk as pandas shapes its chunks: its own types, index, dates, converters and categories
+        options.setdefault("chunk_typed_columns", ())
         return DataFrameChunks(_stream(source, **options), chunksize,
                                lambda table: labelled(shape(table, steps, to_frame)),
-                               numbered=steps.index_col is None or steps.index_col is False)
+                               numbered=steps.index_col is None or steps.index_col is False,
+                               restart=_restarts(source, options))
     table = read_csv(source, **options)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
     return labelled(shape(table, steps, to_frame))
+
+
+def _restarts(source: Source, options: dict[str, Any]) -> Callable[[tuple[str, ...]], Stream] | None:
+    """How a chunked read opens ``source`` again from its start with columns typed per
+    chunk (:class:`DataFrameChunks`); None where it cannot be read twice."""
+    if hasattr(source, "read"):
+        if not (hasattr(source, "seekable") and source.seekable()):
+            return None
+        start = source.tell()
+
+        def again(typed: tuple[str, ...]) -> Stream:
+            source.seek(start)
+            return _stream(source, **{**options, "chunk_typed_columns": typed})
+        return again
+    return lambda typed: _stream(source, **{**options, "chunk_typed_columns": typed})
 
 
 def _check_conversion(table: pa.Table, source: Source, limit: int | None, dtype_backend: str) -> None:

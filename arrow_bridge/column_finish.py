@@ -247,6 +247,46 @@ def finish_table(table: pa.Table, columns: Sequence[PlannedColumn]) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=table.column_names)
 
 
+def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: ValueRules) -> pa.Table:
+    """A chunk of ``read_pandas``' (a Table of unfinished stream batches, one
+    column per plan in ``columns``) typed by its own values as far as its
+    text allows, as pandas types a chunk: each finish applied to the chunk
+    (a column read as text infers its type from the chunk's values, not the
+    first block's), and a column the first block inferred as strings whose
+    values here read as numbers or booleans takes that type.
+
+    >>> from arrow_bridge.read_plan import ColumnPlan
+    >>> plan = ColumnPlan("a", 0, pa.string(), first_block=True)
+    >>> finish_chunk(pa.table({"a": ["1", None]}), [plan], ValueRules.from_options(CsvOptions())).column("a").type
+    DataType(int64)
+    """
+    arrays = []
+    for j, plan in enumerate(columns):
+        column = chunk.column(j)
+        if plan.first_block and column.type == pa.string():
+            column = _retyped_text(column, plan.kernel_rules(rules))
+        elif plan.finish is not None and plan.finish.decides_type:
+            column = _one_chunk(column)  # text whose type the finish infers: one pass
+        arrays.append(plan.finish.apply(column, plan) if plan.finish is not None else column)
+    return pa.Table.from_arrays(arrays, names=chunk.column_names)
+
+
+def _one_chunk(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pa.chunked_array([pa.concat_arrays(column.chunks)], type=column.type) if column.num_chunks > 1 else column
+
+
+def _retyped_text(column: pa.ChunkedArray, rules: ValueRules) -> pa.ChunkedArray:
+    """``column`` (text) at the first rung of the inference ladder that takes all its
+    values; itself where that is text (as a rule its first values say so, and then
+    nothing is converted)."""
+    inferring = InferringConverter(rules)
+    first = next((chunk for chunk in column.chunks if len(chunk)), None)
+    if first is None or inferring.sampled_rung(_text_span(first), 0, 0) >= INFERENCE_LADDER.index(pa.string()):
+        return column
+    rung, converted = inferring.convert_from(_text_span(_one_chunk(column).chunk(0)), 0, 0)
+    return column if INFERENCE_LADDER[rung] == pa.string() else pa.chunked_array([converted])
+
+
 class ColumnFinish:
     """What turns one assembled column into the column the caller asked for."""
 
@@ -389,6 +429,9 @@ class ColumnNulls(ColumnFinish):
         return self.then.apply(converted, plan) if self.then is not None else converted
 
     def _converted(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
+        if self.type is None and self.decided is None and column.num_chunks == 1:  # one pass: a chunk of a stream
+            rung, array = InferringConverter(self.rules).convert_from(_text_span(column.chunk(0)), 0, 0)
+            return pa.chunked_array([array], type=INFERENCE_LADDER[rung])
         spans = [_text_span(chunk) for chunk in column.chunks]
         if self.type is not None:
             return pa.chunked_array([_converted_exactly(span, self.type, self.rules, plan) for span in spans],

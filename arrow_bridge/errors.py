@@ -121,6 +121,16 @@ def __getattr__(name: str) -> type:
 _MAKING = threading.Lock()
 
 
+class FirstBlockTypeError(CsvParseError):
+    """A stream's value that does not fit the type its first block inferred for
+    its column (``column``): ``read_pandas``' chunks then read that column as
+    text, each chunk typed by its own values, as pandas types its chunks.
+
+    >>> str(FirstBlockTypeError("x.csv", 9, "a", 80, "cannot convert 'x' to int64"))
+    "x.csv:9: column 'a': cannot convert 'x' to int64 (byte offset 80)"
+    """
+
+
 class CsvDecodeError(CsvParseError, UnicodeDecodeError):
     """Bytes the file's encoding cannot decode (``encoding_errors="strict"``).
 

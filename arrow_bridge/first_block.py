@@ -26,7 +26,7 @@ from typing import Sequence
 import pyarrow as pa
 
 from arrow_bridge.converters import converter_for
-from arrow_bridge.errors import CsvParseError
+from arrow_bridge.errors import CsvParseError, FirstBlockTypeError
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.read_plan import ReadPlan
@@ -47,7 +47,9 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
     columns = [dataclasses.replace(
         c, type=(INFERENCE_LADDER[rungs[j]] if c.index >= 0 else pa.null()) if c.type is None else c.type,
         first_block=c.inferred,  # converted as inference converts (pandas: a bool takes no 1 or 0)
-        finish=c.finish.for_stream() if c.finish is not None else None)  # its type, too, from the first block
+        # its type, too, from the first block (unless each chunk takes its own: CsvReader.stream)
+        finish=c.finish.for_stream() if c.finish is not None and read.opts.chunk_typed_columns is None
+        else c.finish)
         for j, c in enumerate(read.columns)]
     converters = [converter_for(c.type, c.kernel_rules(read.rules), inferring=c.first_block) for c in columns]
     return dataclasses.replace(read, columns=columns, converters=converters)
@@ -74,4 +76,4 @@ class FixedTypeErrors(SpanErrors):
                 raise
             reason = f"{err.reason}, the type the first block inferred (give the column its type: " \
                      f"dtype={{{err.column!r}: ...}})"
-            raise CsvParseError(err.path, err.line, err.column, err.byte_offset, reason) from None
+            raise FirstBlockTypeError(err.path, err.line, err.column, err.byte_offset, reason) from None

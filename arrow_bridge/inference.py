@@ -73,13 +73,16 @@ class InferringConverter:
         self._kinds = np.array([spec.kind for spec in specs], dtype=np.int64)
         self._params = np.array([spec.params for spec in specs], dtype=np.int64)
 
+    def sampled_rung(self, span: TokenizedSpan, col: int, rung: int) -> int:
+        """The first rung >= ``rung`` that accepts the column's first :data:`SAMPLE_ROWS` values."""
+        rules = self._rules
+        return columns.first_fitting_rung(span.kernel_span, col, rules.nulls, rules.quoted_nulls, self._kinds,
+                                          self._params, rules.trues, rules.falses, rung, SAMPLE_ROWS)
+
     def convert_from(self, span: TokenizedSpan, col: int, rung: int) -> tuple[int, pa.Array]:
         """``(rung, array)``: the first rung >= ``rung`` whose converter accepts the column.
         Rungs that reject a value of the first rows are skipped without converting the column."""
-        rules = self._rules
-        rung = columns.first_fitting_rung(span.kernel_span, col, rules.nulls, rules.quoted_nulls, self._kinds,
-                                          self._params, rules.trues, rules.falses, rung, SAMPLE_ROWS)
-        for k in range(rung, len(INFERENCE_LADDER)):
+        for k in range(self.sampled_rung(span, col, rung), len(INFERENCE_LADDER)):
             array, _ = self._converters[k](span, col)
             if array is not None:
                 return k, array

@@ -94,6 +94,9 @@ class CsvOptions:
     # pandas' implicit index (read_pandas sets it from index_col): how a first record with more fields than
     # names is read (arrow_bridge.column_names.implicit_index); None: an error, as in pyarrow
     implicit_index: str | tuple[int, ...] | None = None
+    # read_pandas' chunks (None: any other read): a stream typing each chunk by its values as far as it can
+    # (CsvReader.stream), these inferred columns read as text (a later value broke their first-block type)
+    chunk_typed_columns: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("delimiter", "decimal_point"):
@@ -232,6 +235,7 @@ _PANDAS_KEYWORDS = {
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
     "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns", "implicit_index",
+    "chunk_typed_columns",
 }
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
@@ -277,6 +281,8 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
     for key in ("nrows", "on_bad_lines", "n_threads", "block_size", "implicit_index"):
         if kw.get(key) is not None:
             changes[key] = kw[key]
+    if kw.get("chunk_typed_columns") is not None:
+        changes["chunk_typed_columns"] = tuple(kw["chunk_typed_columns"])
     if kw.get("usecols") is not None:
         changes["include_columns"] = _usecols(kw["usecols"])
         changes["columns_keyword"] = "usecols"

@@ -113,6 +113,8 @@ def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRu
         else:  # include_missing_columns: a column of nulls
             index, name = -1, key
         requested, own_nulls = _requested_type(opts, name, index), _own_nulls(opts, name, index)
+        if name in (opts.chunk_typed_columns or ()) and requested is None and index >= 0 and own_nulls is None:
+            own_nulls = opts.null_values  # read as text: a chunk's finish infers its type (ColumnNulls)
         if rules is None and (requested is not None or own_nulls is not None):
             rules = ValueRules.from_options(opts)  # only then: an inferred column's plan needs none
         kernel_type, finish = plan_column(requested, index >= 0, opts, rules, own_nulls)

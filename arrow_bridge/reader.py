@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from arrow_bridge import startup
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
+from arrow_bridge.column_finish import finish_chunk
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
 from arrow_bridge.executors.base import SpanPlan, SpanSink
@@ -44,11 +45,12 @@ from arrow_bridge.first_block import FixedTypeErrors, fix_types
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.preamble import Preamble, read_preamble
-from arrow_bridge.read_plan import ReadPlan, plan_columns
+from arrow_bridge.read_plan import ColumnPlan, ReadPlan, plan_columns
 from arrow_bridge.source import ByteSource
 from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
+from arrow_bridge.streaming import TextChunks
 from arrow_bridge.type_settling import TypeState, settle_types
 from arrow_bridge.workers import parse_threads, release
 from ndp_core.interrupts import interrupts_at_checks
@@ -148,7 +150,12 @@ class CsvReader:
 
         Types are those of the first span with rows (``pyarrow.csv.open_csv``'s
         rule, :mod:`arrow_bridge.first_block`); a later value that does not fit
-        raises a :class:`CsvParseError` naming its line, column and value.
+        raises a :class:`~arrow_bridge.errors.FirstBlockTypeError` naming its
+        line, column and value. For ``read_pandas``' chunks
+        (``chunk_typed_columns`` set) the batches come unfinished, the
+        ``chunk_typed_columns`` as text, and the first item is a
+        :class:`~arrow_bridge.streaming.TextChunks` whose ``finish`` types a
+        chunk from its own values (:func:`~arrow_bridge.column_finish.finish_chunk`).
         Closing the generator stops the worker threads. A ``memory_limit``
         bounds the spans in flight and the batch not yet handed out. Offload executors
         (``device=``) cannot stream: they settle the whole run at the end.
@@ -176,12 +183,28 @@ class CsvReader:
                 if not result.nrows:
                     continue
                 if schema is None:  # the types are fixed now
-                    schema = assemble([], self.plan.columns).schema
-                    yield schema
-                table = assemble([result], self.plan.columns, table_filter=self._table_filter)
+                    schema = yield from self._stream_head()
+                table = assemble([result], self._batch_columns, table_filter=self._table_filter)
                 yield pa.RecordBatch.from_arrays([column.chunk(0) for column in table.columns], schema=schema)
             if schema is None:  # no rows: as read_csv's empty Table
-                yield assemble([], self.plan.columns).schema
+                yield from self._stream_head()
+
+    def _stream_head(self) -> Iterator[Union[pa.Schema, TextChunks]]:
+        """Yields a stream's first item (its schema, or :class:`TextChunks`); returns the batches' schema."""
+        schema = assemble([], self._batch_columns).schema
+        if self.opts.chunk_typed_columns is not None:
+            plan = self.plan
+            yield TextChunks(schema, lambda chunk: finish_chunk(chunk, plan.columns, plan.rules))
+        else:
+            yield schema
+        return schema
+
+    @property
+    def _batch_columns(self) -> list[ColumnPlan]:
+        """The columns of a stream's batches: finished, but for ``read_pandas``' chunks (finished per chunk)."""
+        if self.opts.chunk_typed_columns is None:
+            return self.plan.columns
+        return [dataclasses.replace(c, finish=None) for c in self.plan.columns]
 
     # ---- driver -------------------------------------------------------------------------------------
     def _empty_range(self) -> bool:

@@ -18,17 +18,30 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional, Union
 
 import pyarrow as pa
 
 from arrow_bridge.column_names import index_levels
+from arrow_bridge.errors import FirstBlockTypeError
 from ndp_core.engine import raise_keyboard_interrupt_after
 
 if TYPE_CHECKING:
     import pandas as pd
 
-Stream = Iterator[Union[pa.Schema, pa.RecordBatch]]  # the schema first, then batches
+
+
+class TextChunks(NamedTuple):
+    """A stream's first item where each chunk takes its own types (``types_per_chunk``,
+    pandas' chunks): the batches' schema, in which the columns of inferred type are
+    still text, and ``finish``, which types a chunk (a Table of such batches) from its
+    own values."""
+
+    schema: pa.Schema
+    finish: Callable[[pa.Table], pa.Table]
+
+
+Stream = Iterator[Union[pa.Schema, TextChunks, pa.RecordBatch]]  # the schema (or TextChunks) first, then batches
 
 
 def record_batch_reader(stream: Stream) -> pa.RecordBatchReader:
@@ -91,24 +104,67 @@ class DataFrameChunks:
     iteration (``chunksize`` rows a frame, the last shorter), ``close()`` and
     ``with``. Frames keep counting the index (rows 0..n-1, then n..2n-1, ...) as
     pandas' chunks do, unless not ``numbered`` (``to_frame`` gave them an index of
-    their own); ``to_frame`` turns each chunk's Table into a DataFrame.
+    their own); ``to_frame`` turns each chunk's Table into a DataFrame, after the
+    stream's :class:`TextChunks` typed it, where it began with one.
     At most ``n`` rows plus one batch are held.
+
+    pandas types each chunk by its own values; the stream, by its first block.
+    Where a later value does not fit a column's first-block type
+    (:class:`~arrow_bridge.errors.FirstBlockTypeError`), ``restart`` (given
+    the columns to type per chunk, the stream's ``chunk_typed_columns``)
+    opens the stream again with that column as text, and the rows already
+    handed out are skipped: the chunk holding the value, and every later
+    one, take that column's type from their own values, as in pandas.
+    Without ``restart`` (a source that cannot be read twice) the error stands.
     """
 
     def __init__(self, stream: Stream, chunksize: Optional[int], to_frame: Callable[[pa.Table], "pd.DataFrame"],
-                 numbered: bool = True):
+                 numbered: bool = True, restart: Optional[Callable[[tuple[str, ...]], Stream]] = None):
         if chunksize is not None and (isinstance(chunksize, bool) or not isinstance(chunksize, int)
                                       or chunksize < 1):
             raise ValueError(f"'chunksize' must be an integer >=1, got {chunksize!r}")
         self.chunksize = chunksize
-        self._stream, self._to_frame, self._numbered = stream, to_frame, numbered
-        self.schema: pa.Schema = next(stream)
+        self._stream, self._to_frame, self._restart = stream, to_frame, restart
+        self._chunk_typed: tuple[str, ...] = ()
+        self._skip = 0  # rows of a reopened stream already handed out
+        self._begin(next(stream))
         self._numbered = numbered and not index_levels(self.schema.names)  # pandas' implicit index is theirs
         self._held: list[pa.RecordBatch] = []
         self._held_rows = 0
         self._rows_out = 0  # rows returned so far: the next frame's first index
         self._frames = 0
         self._exhausted = False
+
+    def _begin(self, first: Union[pa.Schema, TextChunks]) -> None:
+        self.schema: pa.Schema = first.schema if isinstance(first, TextChunks) else first
+        self._finish = first.finish if isinstance(first, TextChunks) else None
+
+    def _next_batch(self) -> Optional[pa.RecordBatch]:
+        """The stream's next batch (None at its end), read again with a column as
+        text where a value broke that column's first-block type."""
+        while True:
+            try:
+                batch = next(self._stream, None)
+            except FirstBlockTypeError as err:
+                if self._restart is None or err.column is None or err.column in self._chunk_typed:
+                    raise
+                self._reopen(err.column)
+                continue
+            if batch is None or not self._skip:
+                return batch
+            if batch.num_rows > self._skip:
+                batch, self._skip = batch.slice(self._skip), 0
+                return batch
+            self._skip -= batch.num_rows
+
+    def _reopen(self, column: str) -> None:
+        """The stream again from the start, ``column`` typed per chunk: the rows
+        handed out are skipped, those held are read again."""
+        self._stream.close()
+        self._chunk_typed += (column,)
+        self._stream = self._restart(self._chunk_typed)
+        self._begin(next(self._stream))
+        self._held, self._held_rows, self._skip = [], 0, self._rows_out
 
     def get_chunk(self, size: Optional[int] = None) -> "pd.DataFrame":
         """The next ``size`` rows (default ``chunksize``; with neither, all that
@@ -124,7 +180,7 @@ class DataFrameChunks:
         if size is not None and size < 0:
             raise ValueError(f"size must be >= 0, got {size}")
         while not self._exhausted and (size is None or self._held_rows < size):
-            batch = next(self._stream, None)
+            batch = self._next_batch()
             if batch is None:
                 self._exhausted = True
             elif batch.num_rows:
@@ -137,7 +193,8 @@ class DataFrameChunks:
         take = table.num_rows if size is None else min(size, table.num_rows)
         rest = table.slice(take)
         self._held, self._held_rows = rest.to_batches(), rest.num_rows
-        frame = self._to_frame(table.slice(0, take))
+        chunk = table.slice(0, take)
+        frame = self._to_frame(self._finish(chunk) if self._finish is not None else chunk)
         if self._numbered:
             frame.index = _range_index(self._rows_out, take)
         self._rows_out += take

@@ -688,3 +688,68 @@ def test_an_implicit_index_reads_alike_on_every_path(tmp_path, path_options):
     path.write_bytes(b"a,b,c\n" + b"".join(b"r%d,%d,%d.5,x%d\n" % (i, i, i, i) for i in range(3000)))
     got = arrow_bridge.read_pandas(path, dtype_backend="numpy", **path_options)
     pd.testing.assert_frame_equal(got, pd.read_csv(path), check_exact=True)
+
+
+def _column_changing_type(rows: int) -> bytes:
+    """Ints, then a stretch of text, floats, missing values and booleans, then ints again."""
+    lines = []
+    for i in range(rows):
+        stretch = i * 6 // rows
+        value = [f"{i}", f"x{i}", f"{i}.5", "" if i % 2 else f"{i}", "True" if i % 3 else "false", f"{-i}"][stretch]
+        lines.append(f"{value},{i},{'NA' if stretch == 3 else i * 2}\n")
+    return ("a,b,c\n" + "".join(lines)).encode()
+
+
+@pytest.mark.parametrize("chunksize", [1, 7, 1000, 2500])
+def test_each_chunk_takes_the_types_of_its_own_values_as_in_pandas(chunksize):
+    """pandas types each chunk by its rows: a column of ints with text further down
+    is int64 in the chunks before the text (our first-block types raised there)."""
+    data = _column_changing_type(6000)
+    with arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", chunksize=chunksize,
+                                  block_size=4096) as chunks:
+        got = list(chunks)
+    expected = list(pd.read_csv(io.BytesIO(data), chunksize=chunksize))
+    assert len(got) == len(expected)
+    assert len({str(frame.dtypes.tolist()) for frame in expected}) > 1  # the types do change
+    for ours, theirs in zip(got, expected):
+        pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+
+
+def test_get_chunk_types_the_rows_it_takes_as_in_pandas():
+    data = _column_changing_type(600)
+    ours = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", iterator=True, block_size=512)
+    theirs = pd.read_csv(io.BytesIO(data), iterator=True)
+    with ours, theirs:
+        for size in (5, 95, 1, 200, 299):
+            pd.testing.assert_frame_equal(ours.get_chunk(size), theirs.get_chunk(size), check_exact=True)
+
+
+def _two_breaks(rows: int) -> bytes:
+    """Two int columns that take text far past the first block, at different rows."""
+    lines = [f"{f'a{i}' if i == rows * 2 // 3 else i},{f'b{i}' if i == rows // 3 else -i},{i}.25\n"
+             for i in range(rows)]
+    return ("a,b,c\n" + "".join(lines)).encode()
+
+
+@pytest.mark.parametrize("source", ["path", "seekable", "bytes"])
+def test_a_later_value_that_breaks_the_first_blocks_type_reads_as_pandas(tmp_path, source):
+    """The stream is read again with such a column as text, the rows handed out skipped."""
+    data = _two_breaks(30_000)
+    path = tmp_path / "breaks.csv"
+    path.write_bytes(data)
+    given = {"path": path, "seekable": io.BytesIO(data), "bytes": data}[source]
+    with arrow_bridge.read_pandas(given, dtype_backend="numpy", chunksize=4_000, block_size=8192,
+                                  na_values={"c": ["7.25"]}) as chunks:
+        got = list(chunks)
+    expected = list(pd.read_csv(io.BytesIO(data), chunksize=4_000, na_values={"c": ["7.25"]}))
+    assert [str(frame.a.dtype) for frame in expected] == ["int64"] * 5 + ["str"] + ["int64"] * 2  # text in one
+    assert len(got) == len(expected)
+    for ours, theirs in zip(got, expected):
+        pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+
+
+def test_a_stream_that_cannot_be_read_again_says_which_type_broke():
+    data = _two_breaks(30_000)
+    with pytest.raises(ValueError, match="cannot convert 'b10000' to int64, the type the first block inferred"):
+        with arrow_bridge.read_pandas(NonSeekableStream(data), chunksize=4_000, block_size=8192) as chunks:
+            list(chunks)
