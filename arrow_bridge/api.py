@@ -10,10 +10,10 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Sequence, Union
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from arrow_bridge.column_names import deduplicated
+from arrow_bridge.column_names import ImplicitColumns, deduplicated
 from arrow_bridge import errors
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
-from arrow_bridge.options import CsvOptions, resolve_options
+from arrow_bridge.options import CALLABLE_USECOLS, CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
 from arrow_bridge.pandas_frame import (arrow_keywords, name_positions, numbered_columns,
                                        positions_named, selected_names, shape, split_keywords, with_pandas_dtypes)
@@ -434,12 +434,10 @@ def _device(device: Any) -> Any:
 
 def _range_of(src: ByteSource, opts: CsvOptions, byte_range: tuple[int, int]) -> tuple[ByteSource, CsvOptions]:
     """The source and options reading only the data rows in ``byte_range``."""
-    names = opts.column_names
-    if names is None:  # the file's own header names the columns
-        names = read_preamble(src, opts).names
+    pre = read_preamble(src, opts)  # the names (the file's header, or given; pandas' implicit index)
     start, stop = (int(v) for v in byte_range)
-    opts = dataclasses.replace(opts, column_names=tuple(names), header=False, skip_rows=0,
-                               skip_rows_after_names=0)
+    opts = dataclasses.replace(pre.columns_read(opts), column_names=tuple(pre.names), header=False, skip_rows=0,
+                               skip_rows_after_names=0, implicit_index=None)
     return RangeSource(src, start, stop), opts
 
 
@@ -499,10 +497,13 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
     options.setdefault("semantics", "pandas")
     numbered = "header" in options and options["header"] is None and options.get("names") is None
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
-        options = name_positions(options, _header_names(source, options))
+        options = name_positions(options, *_header_names(source, options))
     options, steps = split_keywords(options)
-    if callable(options.get("usecols")):
-        options["usecols"] = selected_names(options["usecols"], _header_names(source, options))
+    if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
+        names, made_up = _header_names(source, options)
+        made_up_names = {*made_up.index, *made_up.trailing}
+        options["usecols"] = selected_names(options["usecols"], [name for name in names if name not in made_up_names])
+        options["columns_keyword"] = CALLABLE_USECOLS
     def to_frame(table: pa.Table) -> "pd.DataFrame":
         return with_pandas_dtypes(to_pandas(table, dtype_backend), table, steps.pandas_dtypes)
 
@@ -550,15 +551,17 @@ def _check_conversion(table: pa.Table, source: Source, limit: int | None, dtype_
                            f"converting it to pandas (dtype_backend={dtype_backend!r}) copies at least")
 
 
-def _header_names(source: Source, options: dict[str, Any]) -> list[str]:
-    """The column names a read of ``source`` with ``options`` would see (for a callable ``usecols``)."""
+def _header_names(source: Source, options: dict[str, Any]) -> tuple[list[str], ImplicitColumns]:
+    """The column names a read of ``source`` with ``options`` would see (for a callable
+    ``usecols``, or keywords naming columns by position), and those pandas' implicit index
+    would make up (the first record read: where it has more fields than the names)."""
     if hasattr(source, "read") and not (hasattr(source, "seekable") and source.seekable()):
         raise NotImplementedError("usecols as a callable needs a path, bytes or a seekable file object")
     position = source.tell() if hasattr(source, "read") else None
-    names = read_csv(source, **{**split_keywords(options)[0], "usecols": None, "nrows": 0}).column_names
+    head = read_csv(source, **{**split_keywords(options)[0], "usecols": None, "nrows": 1})
     if position is not None:
         source.seek(position)
-    return names
+    return head.column_names, ImplicitColumns.of(head.schema)
 
 
 def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame":

@@ -268,7 +268,7 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: Value
         elif plan.finish is not None and plan.finish.decides_type:
             column = _one_chunk(column)  # text whose type the finish infers: one pass
         arrays.append(plan.finish.apply(column, plan) if plan.finish is not None else column)
-    return pa.Table.from_arrays(arrays, names=chunk.column_names)
+    return pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata)
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.ChunkedArray:

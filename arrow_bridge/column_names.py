@@ -8,14 +8,15 @@ other per-column keywords can use the names the DataFrame will have.
 """
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
+
+import pyarrow as pa
 
 #: The names pandas makes up for empty header fields (with a repeat's suffix).
 _UNNAMED = re.compile(r"Unnamed: \d+(?:\.\d+)*")
-#: pyarrow's names for index levels without a name (a Table's pandas metadata lists them).
-_INDEX_LEVEL = re.compile(r"__index_level_\d+__")
-_TRAILING = re.compile(r"__trailing_\d+__")
 
 
 def deduplicated(names: Sequence[str], unnamed: Sequence[int] = ()) -> list[str]:
@@ -67,55 +68,73 @@ def is_unnamed(name: Any) -> bool:
     return isinstance(name, str) and _UNNAMED.fullmatch(name) is not None
 
 
-def is_index_level(name: Any) -> bool:
-    """Whether ``name`` is an index level's column, named as pyarrow names an
-    unnamed level (``__index_level_0__``, ...): the columns pandas' implicit
-    index takes (:func:`implicit_index`).
+#: The schema metadata key naming the columns pandas' implicit index made up
+#: (:func:`implicit_index`): ``{"index": [levels, in order], "trailing": [...]}``.
+IMPLICIT_COLUMNS_KEY = b"arrow_bridge.implicit_columns"
 
-    >>> is_index_level("__index_level_1__"), is_index_level("a")
-    (True, False)
+
+@dataclass(frozen=True)
+class ImplicitColumns:
+    """The columns a read made up for fields past the names (:func:`implicit_index`):
+    ``index``, the index levels in level order; ``trailing``, the fields
+    ``index_col=False`` leaves out. Kept in a Table's schema metadata, so
+    that a header field spelled like one of them stays a column.
+
+    >>> made = ImplicitColumns(index=("__index_level_0__",))
+    >>> ImplicitColumns.of(pa.schema([("a", pa.int64())], metadata=made.metadata())) == made
+    True
     """
-    return isinstance(name, str) and _INDEX_LEVEL.fullmatch(name) is not None
+
+    index: tuple[str, ...] = ()
+    trailing: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.index or self.trailing)
+
+    def metadata(self) -> dict[bytes, bytes]:
+        return {IMPLICIT_COLUMNS_KEY: json.dumps({"index": self.index, "trailing": self.trailing}).encode()}
+
+    @classmethod
+    def of(cls, schema: pa.Schema) -> "ImplicitColumns":
+        """Those named in ``schema``'s metadata (none without it)."""
+        found = (schema.metadata or {}).get(IMPLICIT_COLUMNS_KEY)
+        if found is None:
+            return cls()
+        made = json.loads(found)
+        return cls(tuple(made["index"]), tuple(made["trailing"]))
 
 
-def index_levels(names: Sequence[Any]) -> list[str]:
-    """The index levels' columns among ``names`` (:func:`is_index_level`), in level order.
-
-    >>> index_levels(["__index_level_10__", "a", "__index_level_2__"])
-    ['__index_level_2__', '__index_level_10__']
-    """
-    return sorted((name for name in names if is_index_level(name)), key=lambda name: int(name[14:-2]))
-
-
-def is_trailing(name: Any) -> bool:
-    """Whether ``name`` is a field past the names that ``index_col=False`` reads (:func:`implicit_index`).
-
-    >>> is_trailing("__trailing_2__"), is_trailing("a")
-    (True, False)
-    """
-    return isinstance(name, str) and _TRAILING.fullmatch(name) is not None
-
-
-def implicit_index(names: Sequence[str], fields: int, rule: Any) -> list[str]:
+def implicit_index(names: Sequence[str], fields: int, rule: Any) -> tuple[list[str], ImplicitColumns]:
     """The file's column names where its first record has ``fields`` fields
     and ``names`` (the header's, or ``names=``) fewer, as ``pandas.read_csv``
-    takes them. ``rule`` is how ``index_col`` says to read the extra fields:
-    ``"leading"`` (``index_col=None``): the first ones are the index, levels
-    named as :func:`is_index_level` knows them; ``"trailing"``
-    (``index_col=False``): the last ones, which the frame leaves out
-    (:func:`is_trailing`); positions (``index_col=[2, 0]``): those fields
-    are the index, in that order, and the names go to the others.
+    takes them, and the ones made up. ``rule`` is how ``index_col`` says to
+    read the extra fields: ``"leading"`` (``index_col=None``): the first ones
+    are the index, levels named as pyarrow names unnamed ones; ``"trailing"``
+    (``index_col=False``, or ``usecols`` naming as many columns as there are
+    names): the last ones, which the frame leaves out; positions
+    (``index_col=[2, 0]``): those fields are the index, in that order, and
+    the names go to the others. A made-up name the header has gets ``_``
+    appended until it is new.
 
     >>> implicit_index(["a", "b"], 3, "leading")
-    ['__index_level_0__', 'a', 'b']
-    >>> implicit_index(["a", "b"], 4, (2, 0))
+    (['__index_level_0__', 'a', 'b'], ImplicitColumns(index=('__index_level_0__',), trailing=()))
+    >>> implicit_index(["a", "b"], 4, (2, 0))[0]
     ['__index_level_1__', 'a', '__index_level_0__', 'b']
-    >>> implicit_index(["a", "b"], 3, "trailing")
-    ['a', 'b', '__trailing_2__']
+    >>> implicit_index(["a", "__trailing_2__"], 3, "trailing")[0]
+    ['a', '__trailing_2__', '__trailing_2___']
     """
+    taken = set(names)
+
+    def new(name: str) -> str:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
     extra = fields - len(names)
     if rule == "trailing":
-        return [*names, *(f"__trailing_{position}__" for position in range(len(names), fields))]
+        trailing = tuple(new(f"__trailing_{position}__") for position in range(len(names), fields))
+        return [*names, *trailing], ImplicitColumns(trailing=trailing)
     positions = range(extra) if rule == "leading" else rule
     if len(positions) != extra:  # pandas' words
         raise ValueError(f"Could not construct index. Requested to use {len(positions)} number of columns, "
@@ -123,6 +142,7 @@ def implicit_index(names: Sequence[str], fields: int, rule: Any) -> list[str]:
     for position in positions:
         if not 0 <= position < fields:
             raise KeyError(position)  # as pandas: index_col names no field
+    levels = tuple(new(f"__index_level_{i}__") for i in range(extra))
     level = {position: i for i, position in enumerate(positions)}
     rest = iter(names)
-    return [f"__index_level_{level[j]}__" if j in level else next(rest) for j in range(fields)]
+    return [levels[level[j]] if j in level else next(rest) for j in range(fields)], ImplicitColumns(index=levels)

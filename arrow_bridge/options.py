@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from arrow_bridge.column_names import ImplicitColumns
 from arrow_bridge.errors import warn_at_caller
 
 from arrow_bridge.transcoding import check_error_handler, normalize_encoding
@@ -94,6 +95,7 @@ class CsvOptions:
     # pandas' implicit index (read_pandas sets it from index_col): how a first record with more fields than
     # names is read (arrow_bridge.column_names.implicit_index); None: an error, as in pyarrow
     implicit_index: str | tuple[int, ...] | None = None
+    made_up_columns: ImplicitColumns = ImplicitColumns()  # the names the implicit index made up (the preamble's)
     # read_pandas' chunks (None: any other read): a stream typing each chunk by its values as far as it can
     # (CsvReader.stream), these inferred columns read as text (a later value broke their first-block type)
     chunk_typed_columns: tuple[str, ...] | None = None
@@ -235,8 +237,11 @@ _PANDAS_KEYWORDS = {
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
     "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns", "implicit_index",
-    "chunk_typed_columns",
+    "chunk_typed_columns", "columns_keyword",
 }
+#: ``columns_keyword`` of ``usecols`` given as a callable (``read_pandas`` passes the names it took):
+#: pandas' implicit index is kept as without ``usecols`` (arrow_bridge.preamble).
+CALLABLE_USECOLS = "usecols (a callable)"
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
     "engine": "arrow_bridge has one parser",
@@ -285,7 +290,7 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
         changes["chunk_typed_columns"] = tuple(kw["chunk_typed_columns"])
     if kw.get("usecols") is not None:
         changes["include_columns"] = _usecols(kw["usecols"])
-        changes["columns_keyword"] = "usecols"
+        changes["columns_keyword"] = kw.get("columns_keyword") or "usecols"
     if kw.get("dtype") is not None:
         changes.update(_dtype_changes(kw["dtype"]))
     if kw.get("filters") is not None:

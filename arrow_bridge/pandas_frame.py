@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
 from arrow_bridge.column_finish import NumericNulls, numeric_null_values
-from arrow_bridge.column_names import index_levels, is_index_level, is_trailing, is_unnamed
+from arrow_bridge.column_names import ImplicitColumns, is_unnamed
 from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
 from arrow_bridge.options import resolve_options, to_arrow_type
@@ -303,7 +303,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     """
     import pandas as pd
 
-    trailing = [name for name in table.column_names if is_trailing(name)]
+    made_up = ImplicitColumns.of(table.schema)
+    trailing = [name for name in made_up.trailing if name in table.column_names]
     if trailing:  # index_col=False: the fields past the names are left out
         if len(trailing) > 1 or table.column(trailing[0]).null_count < table.num_rows:  # one empty: no loss
             warn_at_caller("Length of header or names does not match length of data. This leads to a loss of "
@@ -336,14 +337,15 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for key in dates:  # from the text (read as such), as pandas parses it
             name = _name(frame, key)
             frame[name] = _dates_or_text(frame[name], steps)
-    levels = index_levels(frame.columns)
+    levels = [name for name in made_up.index if name in frame.columns]
     if levels or steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
         for key in keys:
             if isinstance(key, str) and (levels or key not in frame.columns):  # pandas' errors
                 raise KeyError(key) if levels else ValueError(f"Index {key} invalid")
         frame = frame.set_index(levels if levels else [_name(frame, key) for key in keys])
-        frame.index.names = [None if is_unnamed(name) or is_index_level(name) else name for name in frame.index.names]
+        frame.index.names = [None if is_unnamed(name) or name in made_up.index else name
+                             for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
         if dates is True:  # pandas: parse the index
@@ -690,7 +692,7 @@ def selected_names(usecols: Callable[[str], bool], names: Sequence[str]) -> list
     >>> selected_names(lambda name: name.startswith("l_"), ["l_a", "x", "l_b"])
     ['l_a', 'l_b']
     """
-    return [name for name in names if is_index_level(name) or usecols(name)]
+    return [name for name in names if usecols(name)]
 
 
 def positions_named(options: Mapping[str, Any]) -> bool:
@@ -711,16 +713,19 @@ def _category_keys(options: Mapping[str, Any]) -> list[Union[int, str]]:
     return [key for key, kind in dtype.items() if _is_category(kind)] if isinstance(dtype, Mapping) else []
 
 
-def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+def name_positions(options: dict[str, Any], names: Sequence[str],
+                   made_up: ImplicitColumns = ImplicitColumns()) -> dict[str, Any]:
     """``parse_dates``, ``converters`` and ``dtype``'s categories with positions
     replaced by the header's names (with ``header=None``, the reader's ``f0, f1,
-    ...``: pandas' labels there are the columns' numbers in the file).
+    ...``: pandas' labels there are the columns' numbers in the file). As in
+    pandas, converters and dtypes count an implicit index's fields, ``parse_dates``
+    only the names (``made_up``: the columns the implicit index made up).
 
     >>> name_positions({"parse_dates": [1], "converters": {0: str}, "dtype": {1: "category"}}, ["a", "b"])
     {'parse_dates': ['b'], 'converters': {'a': <class 'str'>}, 'dtype': {'b': 'category'}}
     """
-    def named(key: Union[int, str]) -> Union[int, str]:
-        return names[key] if isinstance(key, int) else key
+    def named(key: Union[int, str], among: Sequence[str] = names) -> Union[int, str]:
+        return among[key] if isinstance(key, int) and -len(among) <= key < len(among) else key
 
     options = dict(options)
     categories = [key for key in _category_keys(options)
@@ -728,7 +733,8 @@ def name_positions(options: dict[str, Any], names: Sequence[str]) -> dict[str, A
     if categories:
         options["dtype"] = {named(key) if key in categories else key: kind for key, kind in options["dtype"].items()}
     if isinstance(options.get("parse_dates"), (list, tuple)):
-        options["parse_dates"] = [named(key) for key in options["parse_dates"]]
+        header = [name for name in names if name not in made_up.index]
+        options["parse_dates"] = [named(key, header) for key in options["parse_dates"]]
     if options.get("converters"):  # pandas ignores a converter for a position the file lacks
         options["converters"] = {named(key): convert for key, convert in options["converters"].items()
                                  if not isinstance(key, int) or -len(names) <= key < len(names)}

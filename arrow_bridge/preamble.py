@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arrow_bridge.column_names import implicit_index, index_levels, pandas_header
+from arrow_bridge.column_names import ImplicitColumns, implicit_index, pandas_header
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError, EmptyCsvError
 from arrow_bridge.jit import njit
@@ -38,11 +38,12 @@ class Preamble:
     data_line: int  # 1-based line number there
     prefix: np.ndarray  # bytes read past data_offset
     eof: bool
+    made_up: ImplicitColumns = ImplicitColumns()  # names given to fields past the names (implicit_index)
 
     def columns_read(self, opts: CsvOptions) -> CsvOptions:
         """``opts`` reading the index levels pandas' implicit index adds
         (:func:`~arrow_bridge.column_names.implicit_index`) whatever ``usecols``
-        names, as pandas keeps them.
+        names, as pandas keeps them, and knowing the columns made up.
 
         >>> from arrow_bridge.options import resolve_options
         >>> from arrow_bridge.source import open_source
@@ -50,11 +51,13 @@ class Preamble:
         >>> read_preamble(open_source(b"a,b\\nx,1,2\\n"), opts).columns_read(opts).include_columns
         ('__index_level_0__', 'b')
         """
-        levels = tuple(index_levels(self.names))
-        if opts.include_columns is None or not levels:
+        if not self.made_up:
             return opts
-        return dataclasses.replace(opts, include_columns=(
-            *levels, *(key for key in opts.include_columns if key not in levels)))
+        levels = self.made_up.index
+        include = opts.include_columns
+        if include is not None and levels:
+            include = (*levels, *(key for key in include if key not in levels))
+        return dataclasses.replace(opts, include_columns=include, made_up_columns=self.made_up)
 
 
 #: The preamble's first read, which becomes the first span (SpanCutter): small,
@@ -121,11 +124,32 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         fields, _ = _record(data, pos, opts)
         names = [f"f{i}" for i in range(len(fields))]
     pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
-    if opts.implicit_index is not None and (opts.header or opts.column_names is not None):
+    made_up = ImplicitColumns()
+    # pandas looks at the first record unless no row is read, and only where the names are the header's or given
+    if opts.implicit_index is not None and opts.nrows != 0 and (opts.header or opts.column_names is not None):
         fields = _first_record_fields(data, pos, opts)
         if fields > len(names):
-            names = implicit_index(names, fields, opts.implicit_index)
-    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof)
+            names, made_up = implicit_index(names, fields, _implicit_rule(opts, names))
+    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, made_up)
+
+
+def _implicit_rule(opts: CsvOptions, names: list[str]) -> object:
+    """``opts.implicit_index``, as ``usecols`` changes it in pandas: naming as many
+    columns as there are names, the fields past them are left out; fewer, the
+    first ones are the index (an error where ``names`` were given); more, an error.
+    Positions in ``usecols`` are pandas' own puzzle there (they pick fields and
+    rename them): refused."""
+    rule, usecols = opts.implicit_index, opts.include_columns
+    if usecols is None or opts.columns_keyword != "usecols":
+        return rule
+    if any(isinstance(key, int) for key in usecols):
+        raise NotImplementedError("usecols positions where the first record has more fields than there are "
+                                  "column names (pandas' implicit index): give usecols the columns' names")
+    if rule == "trailing" or len(usecols) == len(names):
+        return "trailing"
+    if len(usecols) > len(names) or opts.column_names is not None:  # pandas' words
+        raise ValueError("Number of passed names did not match number of header fields in the file")
+    return rule
 
 
 def _first_record_fields(data: _Buffered, pos: int, opts: CsvOptions) -> int:

@@ -127,7 +127,8 @@ class CsvReader:
         if self.opts.grouped_query is not None:
             return self._aggregated(results)
         self.budget.assemble(assembly_bytes(results, self.plan.columns))
-        return assemble(results, self.plan.columns, self.opts.nrows, self._table_filter)
+        table = assemble(results, self.plan.columns, self.opts.nrows, self._table_filter)
+        return table.replace_schema_metadata(self._metadata(table.schema))
 
     def _aggregated(self, results: list[SpanResult]) -> pa.Table:
         """An aggregate read's answer: the spans' partial states merged in file order (or,
@@ -192,12 +193,18 @@ class CsvReader:
     def _stream_head(self) -> Iterator[Union[pa.Schema, TextChunks]]:
         """Yields a stream's first item (its schema, or :class:`TextChunks`); returns the batches' schema."""
         schema = assemble([], self._batch_columns).schema
+        schema = schema.with_metadata(self._metadata(schema))
         if self.opts.chunk_typed_columns is not None:
             plan = self.plan
             yield TextChunks(schema, lambda chunk: finish_chunk(chunk, plan.columns, plan.rules))
         else:
             yield schema
         return schema
+
+    def _metadata(self, schema: pa.Schema) -> Optional[dict[bytes, bytes]]:
+        """``schema``'s metadata, with the columns pandas' implicit index made up (if any)."""
+        made_up = self.opts.made_up_columns
+        return {**(schema.metadata or {}), **made_up.metadata()} if made_up else schema.metadata
 
     @property
     def _batch_columns(self) -> list[ColumnPlan]:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import sys
 import threading
+import warnings
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional, Union
 
 import pyarrow as pa
 
-from arrow_bridge.column_names import index_levels
-from arrow_bridge.errors import FirstBlockTypeError
+from arrow_bridge.column_names import ImplicitColumns
+from arrow_bridge.errors import CsvBadLineWarning, FirstBlockTypeError
 from ndp_core.engine import raise_keyboard_interrupt_after
 
 if TYPE_CHECKING:
@@ -127,8 +128,10 @@ class DataFrameChunks:
         self._stream, self._to_frame, self._restart = stream, to_frame, restart
         self._chunk_typed: tuple[str, ...] = ()
         self._skip = 0  # rows of a reopened stream already handed out
+        self._batches = 0  # batches the stream gave so far
+        self._warned = 0  # batches of a reopened stream whose warnings the stream before gave
         self._begin(next(stream))
-        self._numbered = numbered and not index_levels(self.schema.names)  # pandas' implicit index is theirs
+        self._numbered = numbered and not ImplicitColumns.of(self.schema).index  # pandas' implicit index is theirs
         self._held: list[pa.RecordBatch] = []
         self._held_rows = 0
         self._rows_out = 0  # rows returned so far: the next frame's first index
@@ -144,7 +147,12 @@ class DataFrameChunks:
         text where a value broke that column's first-block type."""
         while True:
             try:
-                batch = next(self._stream, None)
+                with warnings.catch_warnings():
+                    if self._warned:  # the stream reopened: those batches' bad lines were reported once
+                        self._warned -= 1
+                        warnings.simplefilter("ignore", CsvBadLineWarning)
+                    batch = next(self._stream, None)
+                self._batches += batch is not None
             except FirstBlockTypeError as err:
                 if self._restart is None or err.column is None or err.column in self._chunk_typed:
                     raise
@@ -163,8 +171,11 @@ class DataFrameChunks:
         self._stream.close()
         self._chunk_typed += (column,)
         self._stream = self._restart(self._chunk_typed)
-        self._begin(next(self._stream))
+        with warnings.catch_warnings():  # its first block's bad lines were reported by the stream before
+            warnings.simplefilter("ignore", CsvBadLineWarning)
+            self._begin(next(self._stream))
         self._held, self._held_rows, self._skip = [], 0, self._rows_out
+        self._warned, self._batches = self._batches, 0
 
     def get_chunk(self, size: Optional[int] = None) -> "pd.DataFrame":
         """The next ``size`` rows (default ``chunksize``; with neither, all that

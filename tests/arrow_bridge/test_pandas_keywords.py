@@ -628,6 +628,17 @@ IMPLICIT_INDEX = {
     "nrows": (b"a,b\n1,2,3\n4,5,6\n", dict(nrows=1)),
     "bad records skipped": (b"a,b\n1,2,3\n4,5,6,7\n8,9,10\n", dict(on_bad_lines="skip")),
     "sep": (b"a;b\n1;2;3\n", dict(sep=";")),
+    # usecols as a list counts: as many as the names, the extra fields are not read; fewer, the index
+    "usecols every name: trailing delimiters": (b"a,b\n1,2,\n3,4,\n", dict(usecols=["a", "b"])),
+    "usecols every name, reordered": (b"a,b\nx,1,2\n", dict(usecols=["b", "a"])),
+    "usecols every name, index_col": (b"a,b\n1,2,3\n", dict(usecols=["a", "b"], index_col=0)),
+    "parse_dates positions count names": (b"a,b\nx,2020-01-01,2\n", dict(parse_dates=[0])),
+    "parse_dates positions count names (2)": (b"a,b\nx,2020-01-01,2\n", dict(parse_dates=[1])),
+    "converters positions count fields": (b"a,b\nx,1,2\n", dict(converters={0: lambda s: s * 2})),
+    "nrows=0: no record looked at": (b"a,b\nx,1,2\n", dict(nrows=0)),
+    "a header spelling a made-up level": (b'"v","__index_level_0__"\n1,10\n2,20\n', {}),
+    "a header spelling a made-up trailing field": (b"a,__trailing_1__\n1,2\n", {}),
+    "made-up names beside a header's own": (b'"__index_level_0__",b\nx,1,2\n', {}),
 }
 
 
@@ -664,7 +675,9 @@ def test_the_implicit_index_of_each_chunk_is_pandas(options):
     (b"a,b\n1,2,3\n4,5,6,7\n", dict(index_col=False), CsvParseError, "expected 3 fields, got 4"),
     (b"a,b\n1,2,3\n4,5,6\n", dict(index_col=[0, 1]), ValueError, "Could not construct index. Requested to use 2"),
     (b"a,b\n1,2,3\n4,5,6\n", dict(index_col="a"), KeyError, "a"),
-], ids=["a later record", "past the dropped fields", "index_col too long", "index_col a name"])
+    (b"x,1,2\n", dict(names=["a", "b"], header=None, usecols=["a"]), ValueError,
+     "Number of passed names did not match number of header fields in the file"),
+], ids=["a later record", "past the dropped fields", "index_col too long", "index_col a name", "names and usecols"])
 def test_records_an_implicit_index_cannot_take_raise_as_in_pandas(data, options, error, message):
     with pytest.raises(error if error is not CsvParseError else ValueError, match=message if error is not
                        CsvParseError else None):
@@ -753,3 +766,30 @@ def test_a_stream_that_cannot_be_read_again_says_which_type_broke():
     with pytest.raises(ValueError, match="cannot convert 'b10000' to int64, the type the first block inferred"):
         with arrow_bridge.read_pandas(NonSeekableStream(data), chunksize=4_000, block_size=8192) as chunks:
             list(chunks)
+
+
+def test_usecols_positions_with_an_implicit_index_are_refused_plainly():
+    """pandas picks those fields and renames them (``usecols=[1, 2]``: a=1, b=2): not followed here."""
+    with pytest.raises(NotImplementedError, match="usecols positions .* give usecols the columns' names"):
+        arrow_bridge.read_pandas(io.BytesIO(b"a,b\nx,1,2\n"), usecols=[1, 2])
+
+
+def test_a_byte_range_takes_the_implicit_index_of_the_file_not_of_its_first_record():
+    data = b"a,b\nk,1,2\nm,3,4\nn,5,6\n"
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", byte_range=(data.index(b"m"), len(data)))
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data)).iloc[1:], check_exact=True)
+    short = b"a,b\n1,2\n3,4\n5,6,7\n8,9\n"  # no implicit index: a range starting at a longer (bad) record
+    got = arrow_bridge.read_pandas(io.BytesIO(short), dtype_backend="numpy", on_bad_lines="skip",
+                                   byte_range=(short.index(b"5,6,7"), len(short)))
+    assert got.to_dict("split") == {"index": [0], "columns": ["a", "b"], "data": [[8, 9]]}
+
+
+def test_a_reopened_stream_reports_each_bad_line_once():
+    data = b"a,b\n" + b"".join(b"%d,%d\n" % (i, i) if i != 1 else b"1,1,9\n" for i in range(2000)) + b"x,0\n"
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with arrow_bridge.read_pandas(io.BytesIO(data), chunksize=1000, block_size=4096, on_bad_lines="warn") as chunks:
+            frames = list(chunks)
+    assert [str(frame.a.dtype) for frame in frames] == ["int64[pyarrow]", "string[pyarrow]"]  # reopened once
+    bad_lines = [str(w.message) for w in seen if w.category is arrow_bridge.CsvBadLineWarning]
+    assert len(bad_lines) == 1 and "<BytesIO>:3:" in bad_lines[0]
