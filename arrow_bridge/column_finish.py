@@ -252,8 +252,10 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: Value
     column per plan in ``columns``) typed by its own values as far as its
     text allows, as pandas types a chunk: each finish applied to the chunk
     (a column read as text infers its type from the chunk's values, not the
-    first block's), and a column the first block inferred as strings whose
-    values here read as numbers or booleans takes that type.
+    first block's), a column the first block inferred as strings whose
+    values here read as numbers or booleans takes that type, one of uint64
+    whose values here fit int64 takes int64, and one without a value here
+    is of nulls.
 
     >>> from arrow_bridge.read_plan import ColumnPlan
     >>> plan = ColumnPlan("a", 0, pa.string(), first_block=True)
@@ -263,12 +265,23 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: Value
     arrays = []
     for j, plan in enumerate(columns):
         column = chunk.column(j)
-        if plan.first_block and column.type == pa.string():
+        if plan.first_block and len(column) and column.null_count == len(column):
+            column = pa.chunked_array([pa.nulls(len(column))])
+        elif plan.first_block and column.type == pa.string():
             column = _retyped_text(column, plan.kernel_rules(rules))
+        elif plan.first_block and column.type == pa.uint64():
+            column = _narrowed(column)
         elif plan.finish is not None and plan.finish.decides_type:
             column = _one_chunk(column)  # text whose type the finish infers: one pass
         arrays.append(plan.finish.apply(column, plan) if plan.finish is not None else column)
     return pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata)
+
+
+def _narrowed(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A uint64 column as int64 where every value fits (pandas infers uint64 only past int64)."""
+    import pyarrow.compute as pc
+    most = pc.max(column).as_py()
+    return column.cast(pa.int64()) if most is not None and most <= np.iinfo(np.int64).max else column
 
 
 def _one_chunk(column: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -348,7 +348,11 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
                              for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
-        if dates is True:  # pandas: parse the index
+        if dates is True and isinstance(frame.index, pd.MultiIndex):  # pandas: parse each level of the index
+            frame.index = pd.MultiIndex.from_arrays(
+                [_dates_or_text(frame.index.get_level_values(k), steps) for k in range(frame.index.nlevels)],
+                names=frame.index.names)
+        elif dates is True:  # pandas: parse the index
             frame.index = _dates_or_text(frame.index, steps)
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
