@@ -64,6 +64,10 @@ def record_batch_reader(stream: Stream) -> pa.RecordBatchReader:
     1
     """
     schema = next(stream)
+    if isinstance(schema, TextChunks):  # batches of text to be typed per chunk: no one schema to hand over
+        stream.close()
+        raise TypeError("chunk_typed_columns is read_pandas' (its chunks take their own types); open_csv's "
+                        "batches share one schema")
     batches = interrupts_reach_the_caller(stream)
     return pa.RecordBatchReader.from_stream(pa.RecordBatchReader.from_batches(schema, batches))
 

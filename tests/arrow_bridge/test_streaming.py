@@ -233,3 +233,9 @@ def test_parquet_writer_dataset_duckdb_and_polars_consume_it(tmp_path):
     assert duckdb.sql("select count(*), sum(id) from stream").fetchall() == [(3000, sum(range(3000)))]
     polars = pytest.importorskip("polars")
     assert polars.from_arrow(open_csv(DATA, block_size=2000)).shape == (3000, 6)
+
+
+def test_open_csv_refuses_batches_typed_per_chunk():
+    """chunk_typed_columns is read_pandas' own: open_csv's batches must share one schema."""
+    with pytest.raises(TypeError, match="chunk_typed_columns is read_pandas'"):
+        open_csv(io.BytesIO(b"a\n1\n"), chunk_typed_columns=())
