@@ -144,6 +144,11 @@ class SniffedDialect:
     names: tuple[str, ...] = ()
     confidence: float = 1.0
     reasons: tuple[str, ...] = ()
+    #: Fields the line just above a headerless table lacks where it reads as names
+    #: (distinct, not numbers): a header without names for the leading (index)
+    #: columns, as R's ``write.table`` writes; ``read_pandas`` takes it as the header
+    #: (pandas' implicit index). 0: no such line.
+    index_columns: int = 0
 
     def to_options(self) -> dict[str, Any]:
         """The reader's keywords for this dialect (pandas' spelling: ``pandas.read_csv`` takes them too).
@@ -282,6 +287,8 @@ def sniff_for_read(source: Source, keywords: dict[str, Any], storage_options: di
     else:
         dialect = sniff(source, sample_bytes=SAMPLE_BYTES, storage_options=storage_options)
     sniffed = dialect.to_options()
+    if dialect.index_columns and given.get("implicit_index") is not None:  # read_pandas: pandas' implicit index
+        sniffed.update(header=0, skiprows=dialect.skip_rows - 1)
     if "quotechar" in given or "quoting" in given:
         sniffed.pop("quotechar", None)
         sniffed.pop("quoting", None)
@@ -351,13 +358,36 @@ def _sniff_sample(sample: _Sample, delimiters: tuple[str, ...]) -> SniffedDialec
     if ragged:
         reasons.append(f"{ragged} of the {best.body_records} records parsed do not have {best.width} "
                        f"fields: read with on_bad_lines='skip' or 'warn'")
+    index_columns = 0 if header else _short_header(best)
+    if index_columns:
+        reasons.append(f"the line above the table names {best.width - index_columns} of its {best.width} "
+                       f"columns: a header without names for the first {index_columns} (an index, as R writes "
+                       f"it); read_pandas takes it as the header")
     names = tuple(rows[0]) if header and rows else tuple(f"f{i}" for i in range(best.width))
     confidence = _confidence(best, rivals)
     return SniffedDialect(
         delimiter=best.candidate.delimiter, quote_char=_reported_quote(best.candidate, sample.text),
         escape_char=best.candidate.escape, double_quote=best.candidate.escape is None, header=header,
         skip_rows=skip_rows, line_terminator=terminator, comment=comment, decimal=decimal, columns=best.width,
-        names=names, confidence=confidence, reasons=tuple(reasons))
+        names=names, confidence=confidence, reasons=tuple(reasons), index_columns=index_columns)
+
+
+def _short_header(best: _Parse) -> int:
+    """The fields the record just above the table lacks, where it reads as a header
+    of the table's last columns (2 or more names, distinct, none empty or a number,
+    on the line right above); else 0.
+
+    >>> _short_header(_parse(_Candidate(";", None), ["a;b\\n", "x;1;2\\n", "y;3;4\\n"], [0, 1, 2], False))
+    1
+    """
+    if best.body == 0 or not best.widths:
+        return 0
+    above, width = best.rows[best.body - 1], best.widths[best.body - 1]
+    if above is None or not 2 <= width < best.width or best.starts[best.body] - best.starts[best.body - 1] != 1:
+        return 0
+    values = [value.strip() for value in above]
+    numbers = any(_SINGLE["float"].fullmatch(value) for value in values)
+    return best.width - width if all(values) and len(set(values)) == len(values) and not numbers else 0
 
 
 # ----------------------------------------------------------------------------- the sample

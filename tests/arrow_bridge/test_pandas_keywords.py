@@ -630,6 +630,8 @@ IMPLICIT_INDEX = {
     "nrows": (b"a,b\n1,2,3\n4,5,6\n", dict(nrows=1)),
     "bad records skipped": (b"a,b\n1,2,3\n4,5,6,7\n8,9,10\n", dict(on_bad_lines="skip")),
     "sep": (b"a;b\n1;2;3\n", dict(sep=";")),
+    "sep sniffed": (b"a;b\nx;1;2\ny;3;4\nz;5;6\n", dict(sep=None)),
+    "sep sniffed, R's write.table": (b'"a"\t"b"\t"c"\n"r1"\t1\t2.5\t"u"\n"r2"\t4\t5.5\t"v"\n', dict(sep=None)),
     # usecols as a list counts: as many as the names, the extra fields are not read; fewer, the index
     "usecols every name: trailing delimiters": (b"a,b\n1,2,\n3,4,\n", dict(usecols=["a", "b"])),
     "usecols every name, reordered": (b"a,b\nx,1,2\n", dict(usecols=["b", "a"])),
@@ -655,7 +657,8 @@ def test_a_first_record_longer_than_the_names_is_pandas_implicit_index(case):
         got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
     # index_col=False warns of the fields it drops, as pandas does, at the caller's line
-    assert [(w.category, str(w.message)) for w in ours] == [(w.category, str(w.message)) for w in theirs]
+    lost = [[(w.category, str(w.message)) for w in seen if "loss of data" in str(w.message)] for seen in (ours, theirs)]
+    assert lost[0] == lost[1]
     assert all(w.filename == __file__ for w in ours if w.category is pd.errors.ParserWarning)
 
 

@@ -246,3 +246,16 @@ def test_sep_none_reads_with_the_sniffed_dialect(tmp_path):
     assert arrow_bridge.open_csv(path, sep=None).read_all().equals(expected)
     assert arrow_bridge.read_pandas(path, sep=None).shape == (199, 3)
     assert arrow_bridge.read_csv(path, sep=None, nrows=1).num_rows == 1  # other keywords still apply
+
+
+@pytest.mark.parametrize("data, extra", [
+    (b"a;b\nx;1;2\ny;3;4\n", 1),
+    (b'"a"\t"b"\n"r1"\t"s1"\t1\t2\n"r2"\t"s2"\t3\t4\n', 2),
+    (b"Sales report\na;b\nx;1;2\ny;3;4\n", 1),  # a title above: still the line right above the table
+    (b"1;2\nx;1;2\ny;3;4\n", 0),  # numbers: values, not names
+    (b"a;a\nx;1;2\ny;3;4\n", 0),  # repeated: not names
+    (b"a;b\n\nx;1;2\ny;3;4\n", 0),  # a blank line between: not the table's header
+    (b"a;b;c\n1;2;3\n", 0),  # a whole header
+], ids=["one index column", "two, quoted", "title above", "numbers", "repeated", "blank between", "whole header"])
+def test_a_header_short_of_the_tables_width_is_seen_as_one_over_an_index(data, extra):
+    assert sniff(data).index_columns == extra
