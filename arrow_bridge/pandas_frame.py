@@ -348,12 +348,12 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
                              for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
-        if dates is True and isinstance(frame.index, pd.MultiIndex):  # pandas: parse each level of the index
+        if dates is True and isinstance(frame.index, pd.MultiIndex):  # pandas: parse each text level of the index
             frame.index = pd.MultiIndex.from_arrays(
-                [_dates_or_text(frame.index.get_level_values(k), steps) for k in range(frame.index.nlevels)],
+                [_text_dates(frame.index.get_level_values(k), steps) for k in range(frame.index.nlevels)],
                 names=frame.index.names)
-        elif dates is True:  # pandas: parse the index
-            frame.index = _dates_or_text(frame.index, steps)
+        elif dates is True:  # pandas: parse the index (where it is text)
+            frame.index = _text_dates(frame.index, steps)
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
@@ -738,10 +738,13 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
         options["dtype"] = {named(key) if key in categories else key: kind for key, kind in options["dtype"].items()}
     if isinstance(options.get("parse_dates"), (list, tuple)):
         header = [name for name in names if name not in made_up.index]
-        options["parse_dates"] = [named(key, header) for key in options["parse_dates"]]
-    if options.get("converters"):  # pandas ignores a converter for a position the file lacks
+        options["parse_dates"] = [*(named(key, header) for key in options["parse_dates"]),
+                                  # pandas: a position is also the index level read from that field
+                                  *(names[key] for key in options["parse_dates"]
+                                    if isinstance(key, int) and 0 <= key < len(names) and names[key] in made_up.index)]
+    if options.get("converters"):  # pandas ignores a converter for a position the file lacks, or a negative one
         options["converters"] = {named(key): convert for key, convert in options["converters"].items()
-                                 if not isinstance(key, int) or -len(names) <= key < len(names)}
+                                 if not isinstance(key, int) or 0 <= key < len(names)}
     return options
 
 
@@ -778,6 +781,18 @@ def _dates_or_text(values: Any, steps: FrameSteps) -> Any:
         return pd.to_datetime(values, format=steps.date_format, dayfirst=steps.dayfirst)
     except (ValueError, TypeError, OverflowError):  # pandas' parse errors are ValueErrors
         return values
+
+
+def _text_dates(values: Any, steps: FrameSteps) -> Any:
+    """An index (level) ``parse_dates=True`` parses: text, as pandas parses it; numbers stay numbers.
+
+    >>> import pandas as pd
+    >>> _text_dates(pd.Index([1, 2]), FrameSteps()).tolist(), str(_text_dates(pd.Index(["2020-01-02"]), FrameSteps())[0])
+    ([1, 2], '2020-01-02 00:00:00')
+    """
+    import pandas as pd
+
+    return _dates_or_text(values, steps) if pd.api.types.is_string_dtype(values.dtype) else values
 
 
 def numbered_columns(frame: "pd.DataFrame") -> "pd.DataFrame":

@@ -17,7 +17,7 @@ import numpy as np
 
 from arrow_bridge.column_names import ImplicitColumns, implicit_index, pandas_header
 from arrow_bridge.dialect import Dialect
-from arrow_bridge.errors import CsvParseError, EmptyCsvError
+from arrow_bridge.errors import CsvParseError, EmptyCsvError, MissingColumnsError
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import NEEDS_MORE, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.fields import field_value
@@ -55,6 +55,9 @@ class Preamble:
             return opts
         levels = self.made_up.index
         include = opts.include_columns
+        asked = [key for key in include or () if key in {*levels, *self.made_up.trailing}]
+        if asked:  # names the header lacks: the read made them up
+            raise MissingColumnsError(asked, opts.columns_keyword)
         if include is not None and levels:
             include = (*levels, *(key for key in include if key not in levels))
         return dataclasses.replace(opts, include_columns=include, made_up_columns=self.made_up)
@@ -145,9 +148,10 @@ def _implicit_rule(opts: CsvOptions, names: list[str]) -> object:
     if any(isinstance(key, int) for key in usecols):
         raise NotImplementedError("usecols positions where the first record has more fields than there are "
                                   "column names (pandas' implicit index): give usecols the columns' names")
-    if rule == "trailing" or len(usecols) == len(names):
+    wanted = len(set(usecols))  # pandas takes usecols as a set
+    if rule == "trailing" or wanted == len(names):
         return "trailing"
-    if len(usecols) > len(names) or opts.column_names is not None:  # pandas' words
+    if wanted > len(names) or opts.column_names is not None:  # pandas' words
         raise ValueError("Number of passed names did not match number of header fields in the file")
     return rule
 

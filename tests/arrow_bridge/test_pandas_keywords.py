@@ -527,8 +527,14 @@ class SemicolonDialect(csv.Dialect):
     (b"1,2,x\n3,4,y\n", dict(header=None)),
     (b"1,2,x\n3,4,y\n", dict(header=None, usecols=[1, 2], index_col=1)),
     (b"1,2,x\n3,4,y\n", dict(header=None, dtype={1: "float64"})),
+    (b"i,a,b\n1,1,1\n2,2,2\n", dict(index_col=[0, 1], parse_dates=True)),
+    (b"i,a,b\n2020-01-01,1,x\n2020-01-02,2,y\n", dict(index_col=[0, 1], parse_dates=True)),
+    (b"i,a,b\n1,1,1\n", dict(index_col=0, parse_dates=True)),
+    (b"a,b\n1,x\n", dict(converters={-1: lambda s: s * 2})),
 ], ids=["skip_blank_lines numbers", "skip_blank_lines text", "dialect name", "dialect class", "dayfirst",
-        "header=None labels", "header=None usecols index_col", "header=None dtype"])
+        "header=None labels", "header=None usecols index_col", "header=None dtype", "parse_dates=True, numbers",
+        "parse_dates=True, a date level and a number level", "parse_dates=True, a number index",
+        "a negative converter key"])
 def test_more_pandas_keywords_give_pandas_frame(data, keywords):
     expected = pd.read_csv(io.BytesIO(data), **keywords)
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
@@ -643,6 +649,11 @@ IMPLICIT_INDEX = {
     "a header spelling a made-up level": (b'"v","__index_level_0__"\n1,10\n2,20\n', {}),
     "a header spelling a made-up trailing field": (b"a,__trailing_1__\n1,2\n", {}),
     "made-up names beside a header's own": (b'"__index_level_0__",b\nx,1,2\n', {}),
+    "usecols repeating a name": (b"a,b\nx,1,2\ny,3,4\n", dict(usecols=["a", "a"])),
+    "usecols repeating names, all there": (b"a,b\nx,1,2\ny,3,4\n", dict(usecols=["b", "a", "b"])),
+    "parse_dates position: the column and the index field": (
+        b"a,b\n2020-01-01,2021-01-01,x\n2020-01-02,2021-01-02,y\n", dict(parse_dates=[0])),
+    "parse_dates position of a second level": (b"a,b\nx,2020-01-01,2021-01-01,y\n", dict(parse_dates=[1])),
 }
 
 
@@ -682,7 +693,9 @@ def test_the_implicit_index_of_each_chunk_is_pandas(options):
     (b"a,b\n1,2,3\n4,5,6\n", dict(index_col="a"), KeyError, "a"),
     (b"x,1,2\n", dict(names=["a", "b"], header=None, usecols=["a"]), ValueError,
      "Number of passed names did not match number of header fields in the file"),
-], ids=["a later record", "past the dropped fields", "index_col too long", "index_col a name", "names and usecols"])
+    (b"a,b\nx,1,2\n", dict(usecols=["__index_level_0__"]), ValueError, "Usecols do not match columns"),
+], ids=["a later record", "past the dropped fields", "index_col too long", "index_col a name", "names and usecols",
+        "a made-up name in usecols"])
 def test_records_an_implicit_index_cannot_take_raise_as_in_pandas(data, options, error, message):
     with pytest.raises(error if error is not CsvParseError else ValueError, match=message if error is not
                        CsvParseError else None):
