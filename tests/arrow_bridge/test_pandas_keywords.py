@@ -535,6 +535,7 @@ class SemicolonDialect(csv.Dialect):
         "header=None labels", "header=None usecols index_col", "header=None dtype", "parse_dates=True, numbers",
         "parse_dates=True, a date level and a number level", "parse_dates=True, a number index",
         "a negative converter key"])
+@pytest.mark.filterwarnings("ignore:Could not infer format:UserWarning")  # pandas', trying an index of numbers
 def test_more_pandas_keywords_give_pandas_frame(data, keywords):
     expected = pd.read_csv(io.BytesIO(data), **keywords)
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
