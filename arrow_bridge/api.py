@@ -23,7 +23,7 @@ from arrow_bridge.progress import ProgressBar
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.sizes import parse_size
 from arrow_bridge.sniffing import sniff_for_read
-from arrow_bridge.source import ByteSource, RangeSource, bytes_to_parse
+from arrow_bridge.source import ByteSource, RangeSource, bytes_to_parse, is_seekable
 from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
 
 if TYPE_CHECKING:
@@ -529,16 +529,20 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
 def _restarts(source: Source, options: dict[str, Any]) -> Callable[[tuple[str, ...]], Stream] | None:
     """How a chunked read opens ``source`` again from its start with columns typed per
     chunk (:class:`DataFrameChunks`); None where it cannot be read twice."""
-    if hasattr(source, "read"):
-        if not (hasattr(source, "seekable") and source.seekable()):
-            return None
-        start = source.tell()
+    if not _readable_twice(source):
+        return None
+    start = source.tell() if hasattr(source, "read") else None
 
-        def again(typed: tuple[str, ...]) -> Stream:
+    def again(typed: tuple[str, ...]) -> Stream:
+        if start is not None:
             source.seek(start)
-            return _stream(source, **{**options, "chunk_typed_columns": typed})
-        return again
-    return lambda typed: _stream(source, **{**options, "chunk_typed_columns": typed})
+        return _stream(source, **{**options, "chunk_typed_columns": typed})
+    return again
+
+
+def _readable_twice(source: Source) -> bool:
+    """Whether ``source`` can be read again from where it is now (a path, bytes, a seekable file)."""
+    return not hasattr(source, "read") or is_seekable(source)
 
 
 def _check_conversion(table: pa.Table, source: Source, limit: int | None, dtype_backend: str) -> None:
@@ -555,7 +559,7 @@ def _header_names(source: Source, options: dict[str, Any]) -> tuple[list[str], I
     """The column names a read of ``source`` with ``options`` would see (for a callable
     ``usecols``, or keywords naming columns by position), and those pandas' implicit index
     would make up (the first record read: where it has more fields than the names)."""
-    if hasattr(source, "read") and not (hasattr(source, "seekable") and source.seekable()):
+    if not _readable_twice(source):
         raise NotImplementedError("usecols as a callable needs a path, bytes or a seekable file object")
     position = source.tell() if hasattr(source, "read") else None
     head = read_csv(source, **{**split_keywords(options)[0], "usecols": None, "nrows": 1})

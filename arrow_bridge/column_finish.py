@@ -42,6 +42,7 @@ then null where pyarrow would try to convert it.)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, Callable, Optional, Protocol, Sequence
 
@@ -51,7 +52,7 @@ import pyarrow as pa  # pyarrow.compute is imported in the functions that use it
 from arrow_bridge.converters import TokenizedSpan, ValueRules, conversion_spec, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError
-from arrow_bridge.inference import INFERENCE_LADDER, InferringConverter
+from arrow_bridge.inference import INFERENCE_LADDER, SAMPLE_ROWS, InferringConverter
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.numbers.parse_dates import parse_timestamp, to_unit
@@ -247,7 +248,7 @@ def finish_table(table: pa.Table, columns: Sequence[PlannedColumn]) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=table.column_names)
 
 
-def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: ValueRules) -> pa.Table:
+def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: InferringConverter) -> pa.Table:
     """A chunk of ``read_pandas``' (a Table of unfinished stream batches, one
     column per plan in ``columns``) typed by its own values as far as its
     text allows, as pandas types a chunk: each finish applied to the chunk
@@ -255,11 +256,12 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: Value
     first block's), a column the first block inferred as strings whose
     values here read as numbers or booleans takes that type, one of uint64
     whose values here fit int64 takes int64, and one without a value here
-    is of nulls.
+    is of nulls. ``inferring``: the read's (:attr:`ReadPlan.inferring`).
 
     >>> from arrow_bridge.read_plan import ColumnPlan
     >>> plan = ColumnPlan("a", 0, pa.string(), first_block=True)
-    >>> finish_chunk(pa.table({"a": ["1", None]}), [plan], ValueRules.from_options(CsvOptions())).column("a").type
+    >>> inferring = InferringConverter(ValueRules.from_options(CsvOptions()))
+    >>> finish_chunk(pa.table({"a": ["1", None]}), [plan], inferring).column("a").type
     DataType(int64)
     """
     arrays = []
@@ -268,7 +270,7 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], rules: Value
         if plan.first_block and len(column) and column.null_count == len(column):
             column = pa.chunked_array([pa.nulls(len(column))])
         elif plan.first_block and column.type == pa.string():
-            column = _retyped_text(column, plan.kernel_rules(rules))
+            column = _retyped_text(column, inferring)
         elif plan.first_block and column.type == pa.uint64():
             column = _narrowed(column)
         elif plan.finish is not None and plan.finish.decides_type:
@@ -288,13 +290,13 @@ def _one_chunk(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pa.chunked_array([pa.concat_arrays(column.chunks)], type=column.type) if column.num_chunks > 1 else column
 
 
-def _retyped_text(column: pa.ChunkedArray, rules: ValueRules) -> pa.ChunkedArray:
+def _retyped_text(column: pa.ChunkedArray, inferring: InferringConverter) -> pa.ChunkedArray:
     """``column`` (text) at the first rung of the inference ladder that takes all its
-    values; itself where that is text (as a rule its first values say so, and then
-    nothing is converted)."""
-    inferring = InferringConverter(rules)
+    values; itself where that is text (as a rule its first values say so: only they
+    are looked at then, nothing copied or converted)."""
     first = next((chunk for chunk in column.chunks if len(chunk)), None)
-    if first is None or inferring.sampled_rung(_text_span(first), 0, 0) >= INFERENCE_LADDER.index(pa.string()):
+    if first is None or inferring.sampled_rung(_text_span(first.slice(0, SAMPLE_ROWS)), 0, 0) \
+            >= INFERENCE_LADDER.index(pa.string()):
         return column
     rung, converted = inferring.convert_from(_text_span(_one_chunk(column).chunk(0)), 0, 0)
     return column if INFERENCE_LADDER[rung] == pa.string() else pa.chunked_array([converted])
@@ -426,13 +428,18 @@ class ColumnNulls(ColumnFinish):
     def decides_type(self) -> bool:
         return self.type is None or (self.then is not None and self.then.decides_type)
 
+    @functools.cached_property
+    def _inferring(self) -> InferringConverter:
+        # made once: building the ladder's converters costs about 0.2 ms, and a chunked read types every chunk
+        return InferringConverter(self.rules)
+
     def for_stream(self) -> "ColumnNulls":
         then = self.then.for_stream() if self.then is not None else None
         return dataclasses.replace(self, then=then, awaiting_first_block=self.decides_type, decided=None)
 
     def decide(self, first: pa.Array, plan: PlannedColumn) -> None:
         if self.type is None:
-            self.decided = _inferred_rung([_text_span(first)], self.rules)
+            self.decided = _inferred_rung([_text_span(first)], self._inferring)
         if self.then is not None and self.then.awaiting_first_block:
             self.then.decide(self._converted(pa.chunked_array([first]), plan).chunk(0), plan)
         self.awaiting_first_block = False
@@ -443,13 +450,13 @@ class ColumnNulls(ColumnFinish):
 
     def _converted(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
         if self.type is None and self.decided is None and column.num_chunks == 1:  # one pass: a chunk of a stream
-            rung, array = InferringConverter(self.rules).convert_from(_text_span(column.chunk(0)), 0, 0)
+            rung, array = self._inferring.convert_from(_text_span(column.chunk(0)), 0, 0)
             return pa.chunked_array([array], type=INFERENCE_LADDER[rung])
         spans = [_text_span(chunk) for chunk in column.chunks]
         if self.type is not None:
             return pa.chunked_array([_converted_exactly(span, self.type, self.rules, plan) for span in spans],
                                     type=self.type)
-        rung = self.decided if self.decided is not None else _inferred_rung(spans, self.rules)
+        rung = self.decided if self.decided is not None else _inferred_rung(spans, self._inferring)
         return pa.chunked_array([_converted_exactly(span, INFERENCE_LADDER[rung], self.rules, plan, inferring=True)
                                  for span in spans], type=INFERENCE_LADDER[rung])
 
@@ -536,9 +543,8 @@ def _text_span(array: pa.Array) -> TokenizedSpan:
                          dialect, np.zeros(1, dtype=np.uint8), empty_counters())
 
 
-def _inferred_rung(spans: Sequence[TokenizedSpan], rules: ValueRules) -> int:
+def _inferred_rung(spans: Sequence[TokenizedSpan], inferring: InferringConverter) -> int:
     """The first rung of the inference ladder that every span accepts (the column's type)."""
-    inferring = InferringConverter(rules)
     rung = 0
     while True:  # a span accepting rung k may refuse a higher one a later span needs: climb until all agree
         needed = max((inferring.convert_from(span, 0, rung)[0] for span in spans), default=rung)

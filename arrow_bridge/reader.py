@@ -128,7 +128,8 @@ class CsvReader:
             return self._aggregated(results)
         self.budget.assemble(assembly_bytes(results, self.plan.columns))
         table = assemble(results, self.plan.columns, self.opts.nrows, self._table_filter)
-        return table.replace_schema_metadata(self._metadata(table.schema))
+        return table.replace_schema_metadata(self._marked(table.schema).metadata) if self.opts.made_up_columns \
+            else table
 
     def _aggregated(self, results: list[SpanResult]) -> pa.Table:
         """An aggregate read's answer: the spans' partial states merged in file order (or,
@@ -192,19 +193,18 @@ class CsvReader:
 
     def _stream_head(self) -> Iterator[Union[pa.Schema, TextChunks]]:
         """Yields a stream's first item (its schema, or :class:`TextChunks`); returns the batches' schema."""
-        schema = assemble([], self._batch_columns).schema
-        schema = schema.with_metadata(self._metadata(schema))
+        schema = self._marked(assemble([], self._batch_columns).schema)
         if self.opts.chunk_typed_columns is not None:
             plan = self.plan
-            yield TextChunks(schema, lambda chunk: finish_chunk(chunk, plan.columns, plan.rules))
+            yield TextChunks(schema, lambda chunk: finish_chunk(chunk, plan.columns, plan.inferring))
         else:
             yield schema
         return schema
 
-    def _metadata(self, schema: pa.Schema) -> Optional[dict[bytes, bytes]]:
-        """``schema``'s metadata, with the columns pandas' implicit index made up (if any)."""
+    def _marked(self, schema: pa.Schema) -> pa.Schema:
+        """``schema`` naming in its metadata the columns pandas' implicit index made up (if any)."""
         made_up = self.opts.made_up_columns
-        return {**(schema.metadata or {}), **made_up.metadata()} if made_up else schema.metadata
+        return schema.with_metadata({**(schema.metadata or {}), **made_up.metadata()}) if made_up else schema
 
     @property
     def _batch_columns(self) -> list[ColumnPlan]:

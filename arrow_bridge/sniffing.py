@@ -66,7 +66,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import IO, Any, Iterable, Union
 
-from arrow_bridge.source import open_source
+from arrow_bridge.source import is_seekable, open_source
 
 Source = Union[str, os.PathLike, IO[bytes], bytes]
 
@@ -280,7 +280,7 @@ def sniff_for_read(source: Source, keywords: dict[str, Any], storage_options: di
     {'x': [1], 'y': [2]}
     """
     given = {key: value for key, value in keywords.items() if not (key in ("sep", "delimiter") and value is None)}
-    if hasattr(source, "read") and not _seekable(source):
+    if hasattr(source, "read") and not is_seekable(source):
         block = _read_sample(source, SAMPLE_BYTES, None)
         dialect = sniff(block, sample_bytes=SAMPLE_BYTES)
         source = _Replay(block, source)
@@ -398,7 +398,7 @@ def _read_sample(source: Source, size: int, storage_options: dict[str, Any] | No
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source[: size + 1])
     is_file = hasattr(source, "read")
-    start = source.tell() if is_file and _seekable(source) else None
+    start = source.tell() if is_file and is_seekable(source) else None
     src = open_source(source, storage_options)
     try:
         return src.read_block(size + 1).tobytes()
@@ -407,13 +407,6 @@ def _read_sample(source: Source, size: int, storage_options: dict[str, Any] | No
             src.close()
         if start is not None:
             source.seek(start)
-
-
-def _seekable(fileobj: Any) -> bool:
-    try:
-        return bool(fileobj.seekable())
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def _sample(data: bytes, complete: bool) -> _Sample:

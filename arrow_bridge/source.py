@@ -195,8 +195,8 @@ class FileObjectSource(ByteSource):
         self._file = fileobj
         self._owned = owned
         self._closes = list(closes)  # what it was opened through (a decompressor's file, an archive)
-        self._start = fileobj.tell() if _seekable(fileobj) else 0
-        self.random_access = _seekable(fileobj)
+        self._start = fileobj.tell() if is_seekable(fileobj) else 0
+        self.random_access = is_seekable(fileobj)
 
     def readinto(self, buf: np.ndarray) -> int:
         view = memoryview(buf)
@@ -553,7 +553,8 @@ def _checked_encoding(encoding: str, errors: str, for_device: bool) -> tuple[str
     return encoding, errors
 
 
-def _seekable(fileobj: Any) -> bool:
+def is_seekable(fileobj: Any) -> bool:
+    """Whether a file object can seek (a closed or odd one: no)."""
     try:
         return bool(fileobj.seekable())
     except (AttributeError, ValueError, OSError):

@@ -31,12 +31,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-
 class TextChunks(NamedTuple):
-    """A stream's first item where each chunk takes its own types (``types_per_chunk``,
-    pandas' chunks): the batches' schema, in which the columns of inferred type are
-    still text, and ``finish``, which types a chunk (a Table of such batches) from its
-    own values."""
+    """A stream's first item where each chunk takes its own types (``chunk_typed_columns``
+    set: pandas' chunks): the schema of its batches, which come unfinished (those
+    columns as text), and ``finish``, which types a chunk (a Table of such batches)
+    from its own values."""
 
     schema: pa.Schema
     finish: Callable[[pa.Table], pa.Table]
