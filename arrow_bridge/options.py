@@ -53,6 +53,11 @@ def is_iso8601(parser: Any) -> bool:
     return isinstance(parser, type(ISO8601))
 
 
+#: ``columns_keyword`` of ``usecols`` given as a callable (``read_pandas`` passes the names it took):
+#: pandas' implicit index is kept as without ``usecols`` (arrow_bridge.preamble).
+CALLABLE_USECOLS = "usecols (a callable)"
+
+
 @dataclass(frozen=True)
 class CsvOptions:
     """Everything the reader needs to know, in one place (pyarrow's semantics)."""
@@ -127,6 +132,15 @@ class CsvOptions:
         # LookupError for an unknown codec or handler, as pandas raises.
         object.__setattr__(self, "encoding", normalize_encoding(self.encoding))
         object.__setattr__(self, "encoding_errors", check_error_handler(self.encoding_errors))
+
+    @property
+    def columns_by_usecols(self) -> bool:
+        """Whether pandas' ``usecols`` (a list or a callable) chose the columns.
+
+        >>> CsvOptions(include_columns=("a",), columns_keyword="usecols").columns_by_usecols
+        True
+        """
+        return self.include_columns is not None and self.columns_keyword in ("usecols", CALLABLE_USECOLS)
 
     @property
     def span_bytes(self) -> int:
@@ -239,9 +253,6 @@ _PANDAS_KEYWORDS = {
     "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns", "implicit_index",
     "chunk_typed_columns", "columns_keyword",
 }
-#: ``columns_keyword`` of ``usecols`` given as a callable (``read_pandas`` passes the names it took):
-#: pandas' implicit index is kept as without ``usecols`` (arrow_bridge.preamble).
-CALLABLE_USECOLS = "usecols (a callable)"
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
     "engine": "arrow_bridge has one parser",

@@ -23,7 +23,7 @@ from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
 from arrow_bridge.inference import InferringConverter
-from arrow_bridge.kernels.tokenizer import BLANK_WHITESPACE_LINES, PAD_SHORT_ROWS, SKIP_BAD_ROWS
+from arrow_bridge.kernels.tokenizer import BLANK_WHITESPACE_LINES, CUT_LONG_ROWS, PAD_SHORT_ROWS, SKIP_BAD_ROWS
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
 
@@ -31,21 +31,27 @@ from arrow_bridge.source import ByteSource
 def row_rules(opts: CsvOptions, ncols: int) -> int:
     """What the tokenizer does with a record of another field count under
     ``opts``, ``ncols`` fields a record: :data:`~arrow_bridge.kernels.tokenizer.SKIP_BAD_ROWS`,
-    :data:`~arrow_bridge.kernels.tokenizer.PAD_SHORT_ROWS` and
-    :data:`~arrow_bridge.kernels.tokenizer.BLANK_WHITESPACE_LINES` bits. pandas
+    :data:`~arrow_bridge.kernels.tokenizer.PAD_SHORT_ROWS`,
+    :data:`~arrow_bridge.kernels.tokenizer.BLANK_WHITESPACE_LINES` and
+    :data:`~arrow_bridge.kernels.tokenizer.CUT_LONG_ROWS` bits. pandas
     reads a short record as if its missing fields were empty, and skips a line
     of spaces and tabs as it skips an empty line. With one column that line is
     a whole record, which the fused kernel reads as a row: there it stays one
     (a known difference from pandas) on every path, rather than only on some.
+    Given ``usecols``, pandas' tokenizer stops counting fields: a longer record
+    is read up to the header's count, not a bad line.
 
     >>> row_rules(CsvOptions(), 2), row_rules(CsvOptions(semantics="pandas", on_bad_lines="skip"), 2)
     (0, 7)
     >>> row_rules(CsvOptions(semantics="pandas"), 1)
     2
+    >>> row_rules(CsvOptions(semantics="pandas", include_columns=("a",), columns_keyword="usecols"), 2)
+    14
     """
     pandas = opts.semantics == "pandas"
     return (SKIP_BAD_ROWS if opts.on_bad_lines != "error" else 0) | (PAD_SHORT_ROWS if pandas else 0) | \
-        (BLANK_WHITESPACE_LINES if pandas and opts.ignore_empty_lines and ncols > 1 else 0)
+        (BLANK_WHITESPACE_LINES if pandas and opts.ignore_empty_lines and ncols > 1 else 0) | \
+        (CUT_LONG_ROWS if pandas and opts.columns_by_usecols else 0)
 
 
 @dataclass(frozen=True)

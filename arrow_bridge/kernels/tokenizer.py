@@ -35,6 +35,7 @@ NO_CHAR = -1  # "no quote/escape character" in a dialect
 SKIP_BAD_ROWS = 1  # leave it out and record it (on_bad_lines other than "error"), else an error
 PAD_SHORT_ROWS = 2  # a record with fewer fields gets empty ones (pandas' semantics): not a bad row
 BLANK_WHITESPACE_LINES = 4  # a line of only spaces and tabs (unquoted, not the delimiter) is an empty line (pandas)
+CUT_LONG_ROWS = 8  # a record with more fields keeps its first ones: not a bad row (pandas, with usecols)
 
 
 def shortest_record(ncols: int, row_rules: int) -> int:
@@ -216,7 +217,8 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
     ``bad_rows``; with ``PAD_SHORT_ROWS`` one with fewer fields gets empty
     ones (their positions lie past the record, each of length 0); with
     ``BLANK_WHITESPACE_LINES`` a line of only spaces and tabs is skipped as an
-    empty line is (pandas' tokenizer).
+    empty line is (pandas' tokenizer); with ``CUT_LONG_ROWS`` one with more
+    fields keeps its first ``ncols``.
 
     Returns ``(status, rows, position, line_breaks)``: with ``OK``, ``position``
     is ``end``; with ``NEEDS_MORE`` (the span ends inside a record and not
@@ -280,6 +282,8 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
                 ends[slot] = ends[slot - capacity] + 1
                 flags[slot] = 0
                 slot += capacity
+            nfields = ncols
+        if nfields > ncols and row_rules & CUT_LONG_ROWS:
             nfields = ncols
         if nfields != ncols:
             if not row_rules & SKIP_BAD_ROWS:

@@ -141,6 +141,42 @@ def test_short_rows_read_alike_on_every_path(tmp_path):
     assert _read_alike_on_every_path(path).column("c").null_count == len(range(0, 3000, 7))
 
 
+LONG_ROWS = {  # given usecols, pandas reads a record with more fields up to the header's count
+    "one longer record": (b"a,b\n1,2\n3,4,5\n", dict(usecols=["a"])),
+    "every column used": (b"a,b\n1,2\n3,4,5\n", dict(usecols=[0, 1])),
+    "a callable": (b"a,b\n1,2\n3,4,5\n", dict(usecols=lambda name: name == "b")),
+    "longer and shorter": (b"a,b\n1,2\n3,4,5,6,7\n8\n", dict(usecols=["b"])),
+    "quoted line break in an extra field": (b'a,b\n1,2\n3,4,"5\n6"\n7,8\n', dict(usecols=["a"])),
+    "not a bad line to skip": (b"a,b\n1,2\n3,4,5\n", dict(usecols=["a"], on_bad_lines="skip")),
+    "names, no header": (b"1,2\n3,4,5\n", dict(names=["a", "b"], usecols=["a"])),
+    "no header": (b"1,2\n3,4,5\n", dict(header=None, usecols=[0])),
+    "after an implicit index": (b"a,b\n1,2,3\n3,4,5,6\n", dict(usecols=["a"])),
+    "with an index column": (b"a,b\n1,2\n3,4,5\n", dict(usecols=["a", "b"], index_col="a")),
+}
+
+
+@pytest.mark.parametrize("case", list(LONG_ROWS))
+def test_longer_rows_are_cut_given_usecols_as_in_pandas(case):
+    _reads_as_pandas(*LONG_ROWS[case])
+
+
+def test_longer_rows_stay_errors_without_usecols_or_pandas_semantics():
+    data = LONG_ROWS["one longer record"][0]
+    with pytest.raises(pd.errors.ParserError, match="Expected 2 fields in line 3, saw 3"):
+        pd.read_csv(io.BytesIO(data))
+    for read in (arrow_bridge.read_pandas, lambda source: arrow_bridge.read_csv(source, usecols=["a"])):
+        with pytest.raises(arrow_bridge.CsvParseError, match="expected 2 fields, got 3"):
+            read(io.BytesIO(data))
+
+
+def test_longer_rows_read_alike_on_every_path(tmp_path):
+    data = b"a,b,c\n" + b"".join(b"%d,x%d,%d.5%s\n" % (i, i, i, b",7,y" if i % 7 == 0 else b"") for i in range(3000))
+    path = tmp_path / "long.csv"
+    path.write_bytes(data)
+    table = _read_alike_on_every_path(path, usecols=["c", "a"])
+    assert table.column_names == ["a", "c"] and table.num_rows == 3000
+
+
 def _read_alike_on_every_path(path, **options) -> pa.Table:
     """The file's Table under pandas semantics, checked the same at block size 64, on one
     thread, on the device, in a dynamic split and in a stream, and pandas' frame in read_pandas."""
