@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from arrow_bridge.column_names import ImplicitColumns, deduplicated
-from arrow_bridge import errors
+from arrow_bridge import errors, python_ints
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.options import CALLABLE_USECOLS, CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
@@ -594,13 +594,25 @@ def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame"
         if pa.types.is_null(column.type) and table.num_rows:
             table = table.set_column(j, table.field(j).with_type(nulls_as), column.cast(nulls_as))
     if dtype_backend == "numpy":
-        return _missing_bools_as_nan(table.to_pandas(), table)
+        return _python_ints(_missing_bools_as_nan(table.to_pandas(), table), table)
     return table.to_pandas(types_mapper={
         pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
         pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
         pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
         pa.float32(): pd.Float32Dtype(), pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(),
     }.get)
+
+
+def _python_ints(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":
+    """pandas makes Python ints (in an object column) of integers past 64 bits; the reader named those
+    columns (:mod:`arrow_bridge.python_ints`)."""
+    import pandas as pd
+
+    for name in python_ints.named(table.schema):
+        j = table.column_names.index(name)
+        frame.isetitem(j, pd.Series(python_ints.as_python_ints(table.column(j).to_pylist()), index=frame.index, dtype=object,
+                                    name=frame.columns[j]))
+    return frame
 
 
 def _missing_bools_as_nan(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":

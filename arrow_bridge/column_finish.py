@@ -57,6 +57,7 @@ from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.numbers.parse_dates import parse_timestamp, to_unit
 from arrow_bridge.options import CsvOptions, is_iso8601
+from arrow_bridge.python_ints import marked, python_int_columns
 
 
 class PlannedColumn(Protocol):
@@ -276,7 +277,8 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
         elif plan.finish is not None and plan.finish.decides_type:
             column = _one_chunk(column)  # text whose type the finish infers: one pass
         arrays.append(plan.finish.apply(column, plan) if plan.finish is not None else column)
-    return pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata)
+    finished = pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata)
+    return finished.replace_schema_metadata(marked(finished.schema, python_int_columns(finished, columns)).metadata)
 
 
 def _narrowed(column: pa.ChunkedArray) -> pa.ChunkedArray:

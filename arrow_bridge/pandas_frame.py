@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Un
 
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
+from arrow_bridge import python_ints
 from arrow_bridge.column_finish import NumericNulls, numeric_null_values
 from arrow_bridge.column_names import ImplicitColumns, is_unnamed
 from arrow_bridge.errors import warn_at_caller
@@ -343,7 +344,11 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for key in keys:
             if isinstance(key, str) and (levels or key not in frame.columns):  # pandas' errors
                 raise KeyError(key) if levels else ValueError(f"Index {key} invalid")
-        frame = frame.set_index(levels if levels else [_name(frame, key) for key in keys])
+        index = levels if levels else [_name(frame, key) for key in keys]
+        for name in set(index) & set(python_ints.named(table.schema)):  # pandas: numbers with a NaN are floats
+            if frame[name].dtype == object and frame[name].isna().any():
+                frame[name] = frame[name].astype("float64")
+        frame = frame.set_index(index)
         frame.index.names = [None if is_unnamed(name) or name in made_up.index else name
                              for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects

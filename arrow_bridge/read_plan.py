@@ -71,6 +71,11 @@ class ColumnPlan:
         return self.type is None and self.index >= 0
 
     @property
+    def typed_by_values(self) -> bool:
+        """Whether the values decide its type: inferred, from a stream's first block, or by its finish."""
+        return self.type_from_values or (self.finish is not None and self.finish.decides_type)
+
+    @property
     def type_from_values(self) -> bool:
         """Whether its type is (or was, for a stream's first block) inferred from the file's
         values: the kernels then convert it as inference does (:func:`conversion_spec`)."""

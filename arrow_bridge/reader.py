@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, U
 
 import pyarrow as pa
 
-from arrow_bridge import startup
+from arrow_bridge import python_ints, startup
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
 from arrow_bridge.column_finish import finish_chunk
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
@@ -128,8 +128,10 @@ class CsvReader:
             return self._aggregated(results)
         self.budget.assemble(assembly_bytes(results, self.plan.columns))
         table = assemble(results, self.plan.columns, self.opts.nrows, self._table_filter)
-        return table.replace_schema_metadata(self._marked(table.schema).metadata) if self.opts.made_up_columns \
-            else table
+        schema = self._marked(table.schema)
+        if self.opts.semantics == "pandas":
+            schema = python_ints.marked(schema, python_ints.python_int_columns(table, self.plan.columns))
+        return table if schema.metadata == table.schema.metadata else table.replace_schema_metadata(schema.metadata)
 
     def _aggregated(self, results: list[SpanResult]) -> pa.Table:
         """An aggregate read's answer: the spans' partial states merged in file order (or,

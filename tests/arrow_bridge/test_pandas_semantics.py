@@ -363,8 +363,11 @@ BIG_INTEGERS = {  # an integer past int64 that uint64 cannot take is never a rou
     "a negative one first: text, as pandas": (b"a\n1\n9223372036854775808\n-1\n", True),
     "fits uint64: uint64, as pandas": (b"a\n1\n9223372036854775808\n", True),
     "int64's least: int64": (b"a\n-9223372036854775808\n1\n", True),
-    "below int64: text (pandas: Python ints)": (b"a\n1\n-9223372036854775809\n", False),
-    "past uint64: text (pandas: Python ints)": (b"a\n1\n18446744073709551616\n", False),
+    "below int64: Python ints, as pandas": (b"a\n1\n-9223372036854775809\n", True),
+    "past uint64: Python ints, as pandas": (b"a\n1\n18446744073709551616\n", True),
+    "past uint64 beside a negative one: Python ints, as pandas": (b"a\n-1\n+18446744073709551616\n", True),
+    "a negative one beside uint64's: text, as pandas": (b"a\n18446744073709551615\n-9223372036854775809\n", True),
+    "missing values: NaN among Python ints, as pandas": (b"a\n007\nNA\n\n-18446744073709551616\n", True),
     "beside a float: text (pandas: a rounded float64)": (b"a\n1.5\n18446744073709551616\n", False),
 }
 
@@ -391,3 +394,27 @@ def test_a_late_integer_past_int64_reads_alike_on_every_path(tmp_path):
                 dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
         assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
     assert arrow_bridge.read_csv(path).column("id").type == pa.float64()  # pyarrow's semantics: pyarrow's double
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend="numpy"), pd.read_csv(path),
+                                  check_exact=True)  # Python ints, as pandas
+
+
+@pytest.mark.parametrize("keywords", [dict(index_col="a"), dict(index_col=["a", "b"]), dict(dtype={"a": str}),
+                                      dict(converters={"a": str}), dict(usecols=["a"]), dict(na_filter=False)],
+                         ids=["index", "MultiIndex", "dtype str", "converter", "usecols", "na_filter"])
+def test_python_ints_as_pandas_makes_them_with_other_keywords(keywords):
+    for data in (b"a,b\n1,x\n18446744073709551616,y\n", b"a,b\n1,x\n,y\n-9223372036854775809,z\n"):
+        _reads_as_pandas(data, keywords)
+
+
+def test_python_ints_per_chunk_and_only_with_numpy_dtypes(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_bytes(b"a\n1\n18446744073709551616\n2\n3\n")
+    for got, expected in zip(arrow_bridge.read_pandas(path, chunksize=2, dtype_backend="numpy"),
+                             pd.read_csv(path, chunksize=2)):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)  # object, then int64
+    table = arrow_bridge.read_csv(path, semantics="pandas")
+    assert table.column("a").type == pa.string() and table.schema.metadata == {
+        b"arrow_bridge.python_ints": b'["a"]'}
+    assert arrow_bridge.read_pandas(path, dtype_backend="numpy_nullable").a.dtype == pd.read_csv(
+        path, dtype_backend="numpy_nullable").a.dtype == "string"  # pandas keeps the text there
+    assert arrow_bridge.read_pandas(path).a.tolist()[1] == "18446744073709551616"  # pandas' pyarrow dtypes raise
