@@ -705,26 +705,23 @@ def selected_names(usecols: Callable[[str], bool], names: Sequence[str]) -> list
 
 
 def positions_named(options: Mapping[str, Any]) -> bool:
-    """Whether ``parse_dates``, ``converters`` or a ``dtype`` of ``"category"``
-    (which the frame applies, not the reader) name a column by position.
+    """Whether ``parse_dates``, ``converters`` or ``dtype`` name a column by
+    position (the frame applies some of them: the frame's positions are not
+    the file's where ``usecols`` or an index leave columns out).
 
     >>> positions_named({"parse_dates": [2]}), positions_named({"converters": {"a": str}})
     (True, False)
     """
     dates = options.get("parse_dates")
-    keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {}),
-            *_category_keys(options)]
-    return any(isinstance(key, int) for key in keys)
-
-
-def _category_keys(options: Mapping[str, Any]) -> list[Union[int, str]]:
     dtype = options.get("dtype")
-    return [key for key, kind in dtype.items() if _is_category(kind)] if isinstance(dtype, Mapping) else []
+    keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {}),
+            *(dtype if isinstance(dtype, Mapping) else ())]
+    return any(isinstance(key, int) for key in keys)
 
 
 def name_positions(options: dict[str, Any], names: Sequence[str],
                    made_up: ImplicitColumns = ImplicitColumns()) -> dict[str, Any]:
-    """``parse_dates``, ``converters`` and ``dtype``'s categories with positions
+    """``parse_dates``, ``converters`` and ``dtype`` with positions
     replaced by the header's names (with ``header=None``, the reader's ``f0, f1,
     ...``: pandas' labels there are the columns' numbers in the file). As in
     pandas, converters and dtypes count an implicit index's fields, ``parse_dates``
@@ -737,10 +734,10 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
         return among[key] if isinstance(key, int) and -len(among) <= key < len(among) else key
 
     options = dict(options)
-    categories = [key for key in _category_keys(options)
-                  if not isinstance(key, int) or -len(names) <= key < len(names)]
-    if categories:
-        options["dtype"] = {named(key) if key in categories else key: kind for key, kind in options["dtype"].items()}
+    dtype = options.get("dtype")
+    if isinstance(dtype, Mapping):  # pandas takes a column's name first, and ignores a position the file lacks
+        options["dtype"] = {named(key): kind for key, kind in dtype.items() if not isinstance(key, int) or (
+            0 <= key < len(names) and names[key] not in dtype)}
     if isinstance(options.get("parse_dates"), (list, tuple)):
         header = [name for name in names if name not in made_up.index]
         options["parse_dates"] = [*(named(key, header) for key in options["parse_dates"]),

@@ -123,6 +123,22 @@ def test_dtype_keywords_on_columns_without_values(data, keywords):
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
 
 
+@pytest.mark.parametrize("data, keywords", [
+    (b"a,b,c\n1,2,3.5\n", dict(usecols=[0, 2], dtype={1: "Int64"})),  # a column not read: ignored
+    (b"a,b,c\n1,2,3\n", dict(usecols=["a", "c"], dtype={2: "Int32"})),  # the file's third, the frame's second
+    (b"a,b,c\n1,2,3\n", dict(usecols=["a", "c"], dtype={2: "Int32", "c": "Int8"})),  # the name wins
+    (b",,,,,\n,,,,,x\n", dict(usecols=[3, 5], dtype={1: "boolean"})),
+    (b"a,b,c\n1,2,3\n", dict(index_col=0, dtype={1: "Int32", 2: "float32"})),  # the index takes the first
+    (b"a,b\n0,1,2\n", dict(dtype={1: "Int32", 2: "float32"})),  # an implicit index's field counts
+    (b"a,b,c\n1,2,3\n", dict(dtype={-1: "Int32", 5: "Int32"})),  # positions the file lacks: ignored
+    (b"a,b,c\n1,2,3\n", dict(dtype={-1: "category"})),
+], ids=["not read", "after usecols", "name first", "boolean, not read", "after the index", "implicit index",
+        "missing", "negative category"])
+def test_dtype_positions_are_the_files_columns(data, keywords):
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 CATEGORY_FILES = {  # pandas reads the categories as numbers or booleans where every one reads as such
     "ints, floats, booleans": (b"a,b,c,d\nx,1,1.5,True\ny,2,2,false\nx,,1.50,TRUE\n", {}),
     "other spellings": (b"a,b\ntRuE,yes\nFALSE,no\n", dict(true_values=["yes"], false_values=["no"])),
