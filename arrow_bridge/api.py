@@ -11,11 +11,11 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from arrow_bridge.column_names import ImplicitColumns, deduplicated
-from arrow_bridge import errors, python_ints
+from arrow_bridge import dtype_fallback, errors, python_ints
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.options import CALLABLE_USECOLS, CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
-from arrow_bridge.pandas_frame import (arrow_keywords, name_positions, numbered_columns,
+from arrow_bridge.pandas_frame import (FrameSteps, arrow_keywords, name_positions, numbered_columns,
                                        positions_named, selected_names, shape, split_keywords, with_pandas_dtypes)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
@@ -521,9 +521,30 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
                                lambda table: labelled(shape(table, steps, to_frame)),
                                numbered=steps.index_col is None or steps.index_col is False,
                                restart=_restarts(source, options))
-    table = read_csv(source, **options)
+    table = _read_falling_back(source, options, steps)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
     return labelled(shape(table, steps, to_frame))
+
+
+def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameSteps) -> pa.Table:
+    """``read_csv``, read again where a value did not parse as the numeric or boolean
+    dtype asked of its column: the column is then inferred (or, for an extension dtype,
+    text) and ``steps`` cast it as pandas does (:mod:`arrow_bridge.dtype_fallback`). A
+    source that cannot be read twice keeps the error."""
+    start = source.tell() if hasattr(source, "read") and _readable_twice(source) else None
+    while True:
+        try:
+            return read_csv(source, **options)
+        except errors.CsvParseError as error:
+            if error.column is None or not _readable_twice(source) or \
+                    dtype_fallback.dtype_asked(options.get("dtype"), error.column) is None:
+                raise
+            if start is not None:
+                source.seek(start)
+            names = _header_names(source, {**options, "dtype": None})[0]
+            options, name, wanted = dtype_fallback.fallback_after(error, options, names)
+            steps.pandas_dtypes = {key: kind for key, kind in steps.pandas_dtypes.items() if key != name}
+            steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
 
 
 def _restarts(source: Source, options: dict[str, Any]) -> Callable[[tuple[str, ...]], Stream] | None:

@@ -37,6 +37,8 @@ from arrow_bridge.source import OpeningOptions
 if TYPE_CHECKING:
     import pandas as pd
 
+    from arrow_bridge.dtype_fallback import Fallback
+
 #: The keywords :func:`split_keywords` takes out of the reader's options into :class:`FrameSteps`.
 FRAME_KEYWORDS = ("index_col", "parse_dates", "date_format", "dayfirst", "converters", "thousands")
 
@@ -64,6 +66,8 @@ class FrameSteps:
     header_rows: Optional[LineRules] = None  # header=[...]: the rules that capture the rows
     # dtype entries naming pandas dtypes (extension dtypes, object) the frame takes as given; key None: every column
     pandas_dtypes: Mapping[Union[int, str, None], Any] = field(default_factory=dict)
+    # columns read again where a value did not parse as their dtype: cast as pandas casts (dtype_fallback)
+    dtype_fallbacks: dict[str, "Fallback"] = field(default_factory=dict)
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
@@ -316,6 +320,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if steps.skipfooter:
         table = table.slice(0, max(table.num_rows - steps.skipfooter, 0))
     frame = to_frame(table)
+    for name, fallback in steps.dtype_fallbacks.items():
+        frame[name] = fallback.apply(table.column(name))
     for key, convert in steps.converters.items():  # pandas infers the dtype of what they return
         if not _has_column(frame, key):
             continue  # pandas ignores a converter for a column the file lacks

@@ -139,6 +139,70 @@ def test_dtype_positions_are_the_files_columns(data, keywords):
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
 
 
+DTYPE_FALLBACKS = {  # pandas infers a column whose values its dtype refused, then casts where it is exact
+    "int64 of float spellings": (b"a\n1.0\n2.0\n1e3\n", dict(dtype={"a": "int64"})),
+    "uint8 of floats": (b"a\n1.0\n2.0\n", dict(dtype={"a": "uint8"})),
+    "int64 of booleans": (b"a\nTrue\nFalse\n", dict(dtype={"a": "int64"})),
+    "float32 of booleans with a missing one": (b"a\nTrue\n\n", dict(dtype={"a": "float32"}, skip_blank_lines=False)),
+    "bool of 1 and 0": (b"a\n1\n0\n", dict(dtype={"a": "bool"})),
+    "Int64 of float spellings": (b"a\n1.0\nNA\n2\n", dict(dtype={"a": "Int64"})),
+    "Float64 of ints and floats": (b"a\n1.0\n2\n", dict(dtype={"a": "Float64"})),
+    "boolean of 1 and a missing one": (b"a\n1\n\n", dict(dtype={"a": "boolean"}, skip_blank_lines=False)),
+    "one dtype for every column": (b"a,b\n1.0,2.0\n3,4.0\n", dict(dtype="int64")),
+    "the index": (b"a,b\n1.0,2.0\n3,4.0\n", dict(dtype="int64", index_col="b")),
+    "two columns": (b"a,b,c\n1.0,True,x\n2,False,y\n", dict(dtype={"a": "int8", "b": "float64", "c": "str"})),
+}
+DTYPE_FALLBACK_ERRORS = {  # and raises where the cast is not exact, as pandas raises
+    "int64 of 2.5": (b"a\n1.0\n2.5\n", dict(dtype={"a": "int64"}), "for float64 dtyped data in column 0"),
+    "uint8 of 300": (b"a,b\n1,300\n", dict(dtype={"b": "uint8"}), "uint8 for int64 dtyped data in column 1"),
+    "uint8 of -1": (b"a\n-1\n", dict(dtype={"a": "uint8"}), "uint8 for int64 dtyped data in column 0"),
+    "int64 of a missing float": (b"a\n1.0\n\n2\n", dict(dtype={"a": "int64"}, skip_blank_lines=False),
+                                 "for float64 dtyped data"),
+    "int64 of a missing boolean": (b"a\nTrue\n\n", dict(dtype={"a": "int64"}, skip_blank_lines=False),
+                                   "due to NA values"),
+    "bool of 2": (b"a\n1\n2\n", dict(dtype={"a": "bool"}), "bool for int64 dtyped data"),
+    "Int64 of 1.5": (b"a\n1.5\n", dict(dtype={"a": "Int64"}), "cannot safely cast non-equivalent"),
+}
+
+
+@pytest.mark.parametrize("case", list(DTYPE_FALLBACKS))
+def test_a_dtype_that_refuses_a_value_falls_back_as_in_pandas(case):
+    data, keywords = DTYPE_FALLBACKS[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")  # pandas' own cast of NaN
+@pytest.mark.parametrize("case", list(DTYPE_FALLBACK_ERRORS))
+def test_a_dtype_fallback_that_is_not_exact_raises_as_in_pandas(case):
+    data, keywords, message = DTYPE_FALLBACK_ERRORS[case]
+    with pytest.raises((ValueError, TypeError), match=message) as expected:
+        pd.read_csv(io.BytesIO(data), **keywords)
+    with pytest.raises(expected.type, match=message):
+        arrow_bridge.read_pandas(io.BytesIO(data), **keywords)
+
+
+def test_a_dtype_fallback_reads_any_source_twice_and_keeps_the_readers_error_otherwise(tmp_path):
+    data = b"a,b\n" + b"".join(b"%d.0,x%d\n" % (i, i) for i in range(3000)) + b"7.5,y\n"
+    path = tmp_path / "floats.csv"
+    path.write_bytes(data)
+    with pytest.raises(ValueError, match="int64 for float64 dtyped data in column 0"):
+        pd.read_csv(path, dtype={"a": "int64"})
+    fits = data.replace(b"7.5,", b"7.0,")
+    path.write_bytes(fits)
+    expected = pd.read_csv(path, dtype={"a": "int64"})
+    for source in (path, io.BytesIO(fits), fits):
+        for how in ({}, dict(block_size=1000), dict(device="modern-gen4", block_size=1000)):
+            got = arrow_bridge.read_pandas(source, dtype_backend="numpy", dtype={"a": "int64"}, **how)
+            pd.testing.assert_frame_equal(got, expected, check_exact=True)
+            if hasattr(source, "seek"):
+                source.seek(0)
+    with pytest.raises(arrow_bridge.CsvParseError, match="cannot convert '0.0' to int64"):  # a pipe: read once
+        arrow_bridge.read_pandas(NonSeekableStream(fits), dtype={"a": "int64"})
+    with pytest.raises(arrow_bridge.CsvParseError, match="cannot convert 'x0' to double"):  # text: the error stands
+        arrow_bridge.read_pandas(path, dtype={"b": "float64"})
+
+
 CATEGORY_FILES = {  # pandas reads the categories as numbers or booleans where every one reads as such
     "ints, floats, booleans": (b"a,b,c,d\nx,1,1.5,True\ny,2,2,false\nx,,1.50,TRUE\n", {}),
     "other spellings": (b"a,b\ntRuE,yes\nFALSE,no\n", dict(true_values=["yes"], false_values=["no"])),

@@ -1,0 +1,109 @@
+"""pandas' second try at a ``dtype`` its parser could not apply.
+
+Where a value does not parse as the numeric or boolean dtype asked for,
+pandas' C parser does not raise at once: it infers the column and casts the
+result to that dtype where the cast is exact (``"1.0"`` as ``int64`` is 1,
+``"True"`` as ``float64`` is 1.0, ``"1"`` as ``bool`` is True), and raises
+"cannot safely convert passed user dtype of ..." where it is not. An
+extension dtype (``Int64``, ``Float64``, ``boolean``) gets the column's text
+(``Int64`` takes ``"1.0"`` as 1). ``read_pandas`` does the same after the
+reader refused a value (:func:`fallback_after`): the column is read again,
+inferred or as text, and the frame casts it (:func:`cast_as_pandas`).
+
+>>> import numpy as np
+>>> cast_as_pandas(pa.chunked_array([[1.0, 2.0]]), np.dtype("int64"), 0).tolist()
+[1, 2]
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, NamedTuple, Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from arrow_bridge.errors import CsvParseError
+
+
+class Fallback(NamedTuple):
+    """A column read again: the dtype asked, its position in the file, the reader's error."""
+
+    wanted: Any
+    position: int
+    error: CsvParseError
+
+    def apply(self, column: pa.ChunkedArray) -> Any:
+        """The column cast as pandas casts it; the reader's error where pandas' cast would fail too."""
+        cast = cast_as_pandas(column, self.wanted, self.position)
+        if cast is None:
+            raise self.error
+        return cast
+
+
+def dtype_asked(dtype: Any, column: str) -> Any:
+    """The pandas dtype ``dtype`` (the keyword, its positions already named) asks of ``column``:
+    a numeric or boolean one the parser may fall back from, else None.
+
+    >>> dtype_asked({"a": "Int64", "b": "string"}, "a"), dtype_asked("int8", "b"), dtype_asked({"b": "str"}, "b")
+    (Int64Dtype(), dtype('int8'), None)
+    """
+    spec = dtype.get(column) if isinstance(dtype, Mapping) else dtype
+    if spec is None or isinstance(spec, pa.DataType):
+        return None
+    from pandas.api.types import pandas_dtype
+
+    try:
+        wanted = pandas_dtype(spec)
+    except TypeError:  # a name only the reader knows ("timestamp[ms]")
+        return None
+    return wanted if getattr(wanted, "kind", None) in ("i", "u", "f", "b") else None
+
+
+def fallback_after(error: CsvParseError, options: dict[str, Any], names: Sequence[str]
+                   ) -> Optional[tuple[dict[str, Any], str, Any]]:
+    """``(options reading the column again, its name, the dtype to cast to)`` where
+    ``error`` is a value of a column whose asked dtype pandas falls back from;
+    None where it is not (the error stands). ``names``: the file's columns (a
+    single ``dtype`` for all of them becomes one per column)."""
+    wanted = None if error.column is None else dtype_asked(options.get("dtype"), error.column)
+    if wanted is None:
+        return None
+    dtype = options["dtype"]
+    per_column = dict(dtype) if isinstance(dtype, Mapping) else {name: dtype for name in names}
+    if _is_extension(wanted):
+        per_column[error.column] = "string"  # pandas hands an extension dtype the text
+    else:
+        del per_column[error.column]  # inferred, then cast
+    return {**options, "dtype": per_column}, error.column, wanted
+
+
+def cast_as_pandas(column: pa.ChunkedArray, wanted: Any, position: int) -> Any:
+    """``column`` (the read again) as pandas casts it to ``wanted``: text through the
+    extension dtype's own parser; inferred values only where the cast is exact.
+    ``position``: the column's in the file, for pandas' message."""
+    if _is_extension(wanted):
+        texts = column.to_numpy(zero_copy_only=False)
+        return wanted.construct_array_type()._from_sequence_of_strings(texts, dtype=wanted)
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return None  # not numbers: the reader's error stands, as pandas' cast of the text would raise
+    values = column.to_numpy(zero_copy_only=False)
+    if pa.types.is_boolean(column.type):
+        missing = column.is_null().to_numpy(zero_copy_only=False)
+        if wanted.kind in "iu" and missing.any():
+            raise ValueError(f"cannot safely convert passed user dtype of {wanted} for {np.bool_} dtyped data in "
+                             f"column {position} due to NA values")  # pandas' words
+        values = np.where(missing, np.nan, values).astype(np.float64) if missing.any() else values.astype(bool)
+        if wanted.kind == "f":
+            return values.astype(wanted)
+    try:
+        return values.astype(wanted, casting="safe")
+    except TypeError:
+        with np.errstate(invalid="ignore"):  # NaN or inf to int: the comparison below says so
+            cast = values.astype(wanted)
+        if (cast != values).any():
+            raise ValueError(f"cannot safely convert passed user dtype of {wanted} for {values.dtype} dtyped data in "
+                             f"column {position}") from None  # pandas' words
+        return cast
+
+
+def _is_extension(wanted: Any) -> bool:
+    return not isinstance(wanted, np.dtype)
