@@ -92,7 +92,7 @@ def settle_types(results: Sequence[SpanResult], read: ReadPlan, host: HostExecut
             else:
                 host.reconvert(result, targets)
     for j in _float_like_timestamps(results, read):
-        _timestamps_before_floats(results, read, host, j)
+        _timestamps_before_floats(results, read, host, j, empty_rows)
 
 
 _FLOAT_RUNG = INFERENCE_LADDER.index(pa.float64())
@@ -108,15 +108,18 @@ def _float_like_timestamps(results: Sequence[SpanResult], read: ReadPlan) -> lis
             and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers)]
 
 
-def _timestamps_before_floats(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor, j: int) -> None:
+def _timestamps_before_floats(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor, j: int,
+                              empty_rows: Optional["EmptyLineRows"]) -> None:
     """Column ``j`` of every span as the first timestamp rung whose parsers read all
-    its values (its text read again from the spans, with a timestamp's null rules),
-    or left as float64."""
+    its values (its text read again from the spans, with a timestamp's null rules,
+    its empty lines as rows where they are), or left as float64."""
     as_text = converter_for(pa.string(), dataclasses.replace(read.rules, strings_can_be_null=True))
     texts = []
     for result in results:
-        tokens = host.tokenize(host.span_text(result.span, result.parsed), True, SpanResult(result.span))
-        tokens.nrows = result.nrows
+        text = empty_rows.text_of(result) if empty_rows is not None else host.span_text(result.span, result.parsed)
+        tokens = host.tokenize(text, True, SpanResult(result.span))
+        assert tokens.nrows >= result.nrows, "a span read again has fewer rows than its result"
+        tokens.nrows = result.nrows  # a cut at nrows kept fewer
         texts.append(as_text(tokens, read.columns[j].index)[0])
     parsers = read.columns[j].finish.parsers
     for rung in TIMESTAMP_RUNGS:
@@ -145,22 +148,31 @@ class EmptyLineRows:
         not convert is located in the span as it is in the file."""
         if result.status not in (OK, NEEDS_MORE):
             return
-        span = result.span
-        text = span.buf[: result.parsed] if len(span.buf) >= result.parsed else \
-            self.host.span_text(span, result.parsed)
+        text = self._text(result)
         offsets = empty_line_offsets(text, self.read.dialect)
         if not len(offsets):  # nothing to write out: converted again as any span is, or types never settle
             if targets is not None:
                 self.host.reconvert(result, targets)
             return
         filled = with_empty_rows(text, offsets, self.read.ncols, self.read.dialect)
-        tokens = self.host.tokenize(filled, True, SpanResult(span))
+        tokens = self.host.tokenize(filled, True, SpanResult(result.span))
         starts = list(targets) if targets is not None else [0] * len(self.read.columns)
         self.host.convert_columns(tokens, result, starts)
         result.nrows = tokens.nrows
         if result.bad_value is not None:
             row, j, offset = result.bad_value
             result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(filled) - len(text)))
+
+    def text_of(self, result: SpanResult) -> np.ndarray:
+        """The text of ``result``'s span (filled: see :meth:`fill`) as its rows are, empty lines written out."""
+        text = self._text(result)
+        offsets = empty_line_offsets(text, self.read.dialect)
+        return with_empty_rows(text, offsets, self.read.ncols, self.read.dialect) if len(offsets) else text
+
+    def _text(self, result: SpanResult) -> np.ndarray:
+        span = result.span
+        return span.buf[: result.parsed] if len(span.buf) >= result.parsed else \
+            self.host.span_text(span, result.parsed)
 
     def rows_of(self, result: SpanResult, keep: Optional[int]) -> None:
         """The span's rows with its empty lines among them, its first ``keep``

@@ -464,6 +464,23 @@ def test_float_like_timestamp_format_over_many_spans():
     assert ours.equals(pacsv.read_csv(io.BytesIO(data), convert_options=co))
 
 
+@pytest.mark.parametrize("data, read_options, parsers", [
+    # found by a fuzz campaign: an ArrowInvalid ("Negative offsets"), or a crash (heap corruption)
+    (b"\r\r3|17:07:54|91|12:07:12|2020-01-01T|8823-01-22 20:24:30+14:00|4.463252548189722e+298\r\r",
+     pacsv.ReadOptions(skip_rows=2, column_names=list("abcdefg")), ["%Y-%m-%d %H:%M:%S", "%Y-%m-%d"]),
+    (b"a|b\n" + b"".join(b"%d|%d.%02d\n%s" % (i, i % 24, i % 60, b"\n" if i % 3 else b"") for i in range(2000)),
+     pacsv.ReadOptions(), ["%H.%M"]),
+], ids=["two empty lines", "many spans"])
+def test_float_like_timestamp_formats_with_empty_lines_as_rows(data, read_options, parsers):
+    """The float column is read again as text for the timestamp parsers: its empty lines
+    must be rows there too, or the text has fewer rows than the column."""
+    options = dict(read_options=read_options, parse_options=pacsv.ParseOptions(delimiter="|", ignore_empty_lines=False),
+                   convert_options=pacsv.ConvertOptions(timestamp_parsers=parsers))
+    theirs = pacsv.read_csv(io.BytesIO(data), **options)
+    for block_size in (64, 1 << 20):
+        assert arrow_bridge.read_csv(io.BytesIO(data), n_threads=2, block_size=block_size, **options).equals(theirs)
+
+
 # ---------------------------------------------------------------------------------------------
 # Everything at once, and the streaming reader.
 # ---------------------------------------------------------------------------------------------
