@@ -268,6 +268,7 @@ def tokenize(buf, start, end, at_eof, ncols, delim, special, quote, escape, doub
             if status == NEEDS_MORE or (status == UNTERMINATED_QUOTE and not at_eof):
                 counters[BYTES_SCANNED] += record_start - start
                 counters[ROWS] += rows
+                counters[BAD_ROWS] += n_bad  # before record_start: the re-cut span starts after them
                 return NEEDS_MORE, rows, record_start, lines
             counters[BAD_ROWS] += n_bad  # the bad rows before it are reported before the error
             return status, rows, field_start, lines  # where the unterminated quote opens
