@@ -68,6 +68,7 @@ class CsvOptions:
     escape_char: str | None = None
     skip_rows: int = 0
     skip_rows_after_names: int = 0
+    newlines_in_values: bool = False  # pyarrow's: then skip_rows_after_names counts records, not lines
     column_names: tuple[str, ...] | None = None  # given names; None: read or generate
     header: bool = True  # a header row holds the names (skipped when names are given)
     null_values: tuple[str, ...] = DEFAULT_NULL_VALUES
@@ -211,10 +212,12 @@ def _apply_read_options(opts: CsvOptions, ro: pacsv.ReadOptions) -> CsvOptions:
 
 
 def _apply_parse_options(opts: CsvOptions, po: pacsv.ParseOptions) -> CsvOptions:
-    # newlines_in_values needs no setting: quoted line breaks are always read exactly, across blocks too.
+    # quoted line breaks are always read exactly, across blocks too: newlines_in_values only says how
+    # skip_rows_after_names counts (arrow_bridge.preamble)
     handler = po.invalid_row_handler
     return replace(
         opts,
+        newlines_in_values=po.newlines_in_values,
         ignore_empty_lines=po.ignore_empty_lines,
         delimiter=po.delimiter,
         quote_char=po.quote_char or None,

@@ -2,7 +2,8 @@
 
 pyarrow's rules: the BOM is stripped once at the very start; ``skip_rows``
 and ``skip_rows_after_names`` count physical lines (empty ones included,
-quotes ignored); the header is the first non-empty record (the first record,
+quotes ignored), but ``skip_rows_after_names`` counts records (quoted line
+breaks inside them) with ``newlines_in_values``; the header is the first non-empty record (the first record,
 empty or not, with ``ignore_empty_lines=False``, where an empty line is a row
 of empty fields: :func:`empty_line_offsets` and :func:`with_empty_rows` find
 and write out those in the data). Under ``semantics="pandas"`` a header's
@@ -126,7 +127,10 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     elif not opts.header:
         fields, _ = _record(data, pos, opts)
         names = [f"f{i}" for i in range(len(fields))]
-    pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
+    if opts.newlines_in_values:  # pyarrow's parser skips records then, its chunker lines otherwise
+        pos = _skip_records(data, pos, opts.skip_rows_after_names, opts)
+    else:
+        pos = _skip_lines(data, pos, opts.skip_rows_after_names, source.name, strict=False)
     made_up = ImplicitColumns()
     # pandas looks at the first record unless no row is read, and only where the names are the header's or given
     if opts.implicit_index is not None and opts.nrows != 0 and (opts.header or opts.column_names is not None):
@@ -218,6 +222,28 @@ def _skip_lines(data: _Buffered, pos: int, count: int, name: str, strict: bool =
                     raise CsvParseError(name, _line_at(data, pos), None, pos,
                                         f"cannot skip {count} rows: the file is shorter")
                 return len(data.buf)
+    return pos
+
+
+def _skip_records(data: _Buffered, pos: int, count: int, opts: CsvOptions) -> int:
+    """The position after ``count`` records from ``pos`` (quoted line breaks inside
+    them), an empty line counting as one, as pyarrow counts ``skip_rows_after_names``
+    with ``newlines_in_values``; the end where the file has fewer.
+
+    >>> from arrow_bridge.options import CsvOptions
+    >>> from arrow_bridge.source import open_source
+    >>> _skip_records(_Buffered(open_source(b'"x\\ny"\\n\\n2\\n'), 64), 0, 2, CsvOptions())
+    7
+    """
+    for _ in range(count):
+        while len(data.buf) <= pos + 1 and data.more():
+            pass  # see a CRLF whole
+        if pos >= len(data.buf):
+            break
+        if data.buf[pos] in (10, 13):  # an empty line
+            pos += 2 if data.buf[pos] == 13 and pos + 1 < len(data.buf) and data.buf[pos + 1] == 10 else 1
+        else:
+            pos = _record(data, pos, opts)[1]
     return pos
 
 
