@@ -46,7 +46,7 @@ from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.preamble import Preamble, read_preamble
 from arrow_bridge.read_plan import ColumnPlan, ReadPlan, plan_columns
-from arrow_bridge.source import ByteSource
+from arrow_bridge.source import ByteSource, RangeSource
 from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
@@ -217,9 +217,10 @@ class CsvReader:
 
     # ---- driver -------------------------------------------------------------------------------------
     def _empty_range(self) -> bool:
-        """An empty byte range with given names (nothing to read, not even a header)."""
+        """An empty byte range with given names (nothing to read, not even a header). An empty
+        file is pyarrow's "Empty CSV file" error, names given or not."""
         source = self.source
-        return bool(source.random_access and not len(source.read_range(0, 1)) and self.opts.column_names)
+        return bool(isinstance(source, RangeSource) and not source.size and self.opts.column_names)
 
     @contextmanager
     def _started(self) -> Iterator[Preamble]:

@@ -160,6 +160,20 @@ def test_skip_rows_after_names_counts_records_with_newlines_in_values(data, afte
         assert_equal_tables(ours, theirs)
 
 
+def test_an_empty_file_is_an_error_even_with_column_names(tmp_path):
+    """pyarrow: "Empty CSV file", names given or not (a fuzz find: we gave a Table of nulls);
+    an empty byte range of a file with names is an empty Table (a Dask partition)."""
+    path = tmp_path / "empty.csv"
+    path.write_bytes(b"")
+    options = dict(read_options=pacsv.ReadOptions(column_names=["a"]))
+    for source in (path, b""):
+        assert_same(source if isinstance(source, bytes) else path.read_bytes(), **options)
+        with pytest.raises(arrow_bridge.EmptyCsvError):
+            arrow_bridge.read_csv(source, **options)
+    path.write_bytes(b"1\n2\n")
+    assert arrow_bridge.read_csv(path, byte_range=(2, 2), **options).schema.names == ["a"]
+
+
 def test_column_names_with_autogenerate_is_pyarrows_error():
     options = dict(read_options=pacsv.ReadOptions(column_names=["a", "b"], autogenerate_column_names=True))
     with pytest.raises(pa.ArrowInvalid, match="autogenerate_column_names"):
