@@ -541,7 +541,7 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
                 raise
             if start is not None:
                 source.seek(start)
-            names = _header_names(source, {**options, "dtype": None})[0]
+            names = _header_names(source, options)[0]
             options, name, wanted = dtype_fallback.fallback_after(error, options, names)
             steps.pandas_dtypes = {key: kind for key, kind in steps.pandas_dtypes.items() if key != name}
             steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
@@ -583,7 +583,7 @@ def _header_names(source: Source, options: dict[str, Any]) -> tuple[list[str], I
     if not _readable_twice(source):
         raise NotImplementedError("usecols as a callable needs a path, bytes or a seekable file object")
     position = source.tell() if hasattr(source, "read") else None
-    head = read_csv(source, **{**split_keywords(options)[0], "usecols": None, "nrows": 1})
+    head = read_csv(source, **{**split_keywords({**options, "dtype": None})[0], "usecols": None, "nrows": 1})
     if position is not None:
         source.seek(position)
     return head.column_names, ImplicitColumns.of(head.schema)

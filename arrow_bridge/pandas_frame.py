@@ -92,6 +92,8 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         if options.get("nrows") is not None:
             raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
+    if options.get("dtype") is not None:
+        options["dtype"] = _without_converted(options["dtype"], steps.converters)
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
     if _is_category(dtype):
@@ -120,6 +122,27 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
                                   "or a dtype per column is not supported: read with header=[...] alone and "
                                   "set them on the frame afterwards")
     return options, steps
+
+
+def _without_converted(dtype: Any, converters: Mapping[Union[int, str], Any]) -> Any:
+    """``dtype`` less the columns a converter reads: pandas uses only the converter
+    there, with its ``ParserWarning`` (a single dtype for every column: warned, kept).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     _without_converted({"a": "Int64", "b": "float32"}, {"a": str})
+    {'b': 'float32'}
+    """
+    if dtype is None or not converters:
+        return dtype
+    import pandas as pd
+
+    for key in converters:
+        if not isinstance(dtype, Mapping) or key in dtype:
+            warn_at_caller(f"Both a converter and dtype were specified for column {key} - only the converter "
+                           "will be used.", pd.errors.ParserWarning)  # pandas' words
+    return {key: kind for key, kind in dtype.items() if key not in converters} if isinstance(dtype, Mapping) \
+        else dtype
 
 
 def text_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], Optional[LineRules]]:

@@ -92,6 +92,23 @@ def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(b"a,b\n1,2\n"), **keywords), check_exact=True)
 
 
+@pytest.mark.parametrize("keywords", [
+    dict(dtype={"a": "Int64"}, converters={"a": lambda text: text[::-1]}),
+    dict(dtype={"a": "float32", "b": "float32"}, converters={"a": len}),
+    dict(dtype={0: "float32"}, converters={"a": len}),
+    dict(dtype={"a": "float32"}, converters={0: len}),
+    dict(dtype={"a": "boolean"}, converters={"a": lambda text: text.strip().lower()}),
+    dict(dtype={"a": "category"}, converters={"a": lambda text: text * 2}),
+], ids=["Int64", "float32 and another", "dtype by position", "converter by position", "boolean", "category"])
+def test_a_converter_wins_over_a_dtype_with_pandas_warning(keywords):
+    data = b"a,b\nx,1\n y ,2\n"
+    with pytest.warns(pd.errors.ParserWarning, match="Both a converter and dtype were specified for column"):
+        expected = pd.read_csv(io.BytesIO(data), **keywords)
+    with pytest.warns(pd.errors.ParserWarning, match="Both a converter and dtype were specified for column"):
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
 @pytest.mark.parametrize("case", list(CONVERTER_CASES))
 def test_converters_get_the_text_as_pandas_hands_it(case):
     data, keywords = CONVERTER_CASES[case]
