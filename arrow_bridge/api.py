@@ -536,14 +536,18 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
         try:
             return read_csv(source, **options)
         except errors.CsvParseError as error:
-            if error.column is None or not _readable_twice(source) or \
-                    dtype_fallback.dtype_asked(options.get("dtype"), error.column) is None:
+            name = error.column
+            wanted = None if name is None else dtype_fallback.dtype_asked(options.get("dtype"), name)
+            if wanted is None or not _readable_twice(source):
                 raise
             if start is not None:
                 source.seek(start)
             names = _header_names(source, options)[0]
-            options, name, wanted = dtype_fallback.fallback_after(error, options, names)
-            steps.pandas_dtypes = {key: kind for key, kind in steps.pandas_dtypes.items() if key != name}
+            options = dtype_fallback.read_again(options, name, wanted, names)
+            # the other columns keep their pandas dtypes (a single one now per column); this one its fallback's
+            given = steps.pandas_dtypes
+            every = {other: given[None] for other in names} if None in given else {}
+            steps.pandas_dtypes = {key: kind for key, kind in {**every, **given}.items() if key not in (None, name)}
             steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
 
 
@@ -631,8 +635,8 @@ def _python_ints(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":
 
     for name in python_ints.named(table.schema):
         j = table.column_names.index(name)
-        frame.isetitem(j, pd.Series(python_ints.as_python_ints(table.column(j).to_pylist()), index=frame.index, dtype=object,
-                                    name=frame.columns[j]))
+        values = python_ints.as_python_ints(table.column(j).to_pylist())
+        frame.isetitem(j, pd.Series(values, index=frame.index, dtype=object, name=frame.columns[j]))
     return frame
 
 

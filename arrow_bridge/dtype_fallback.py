@@ -7,7 +7,7 @@ result to that dtype where the cast is exact (``"1.0"`` as ``int64`` is 1,
 "cannot safely convert passed user dtype of ..." where it is not. An
 extension dtype (``Int64``, ``Float64``, ``boolean``) gets the column's text
 (``Int64`` takes ``"1.0"`` as 1). ``read_pandas`` does the same after the
-reader refused a value (:func:`fallback_after`): the column is read again,
+reader refused a value (:func:`read_again`): the column is read again,
 inferred or as text, and the frame casts it (:func:`cast_as_pandas`).
 
 >>> import numpy as np
@@ -16,7 +16,7 @@ inferred or as text, and the frame casts it (:func:`cast_as_pandas`).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple, Optional, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -58,22 +58,21 @@ def dtype_asked(dtype: Any, column: str) -> Any:
     return wanted if getattr(wanted, "kind", None) in ("i", "u", "f", "b") else None
 
 
-def fallback_after(error: CsvParseError, options: dict[str, Any], names: Sequence[str]
-                   ) -> Optional[tuple[dict[str, Any], str, Any]]:
-    """``(options reading the column again, its name, the dtype to cast to)`` where
-    ``error`` is a value of a column whose asked dtype pandas falls back from;
-    None where it is not (the error stands). ``names``: the file's columns (a
-    single ``dtype`` for all of them becomes one per column)."""
-    wanted = None if error.column is None else dtype_asked(options.get("dtype"), error.column)
-    if wanted is None:
-        return None
+def read_again(options: dict[str, Any], column: str, wanted: Any, names: Sequence[str]) -> dict[str, Any]:
+    """``options`` reading ``column`` again for a fallback to ``wanted`` (its :func:`dtype_asked`):
+    inferred, or as text for an extension dtype. ``names``: the file's columns (a single
+    ``dtype`` for all of them becomes one per column).
+
+    >>> read_again({"dtype": "int8"}, "a", np.dtype("int8"), ["a", "b"])
+    {'dtype': {'b': 'int8'}}
+    """
     dtype = options["dtype"]
     per_column = dict(dtype) if isinstance(dtype, Mapping) else {name: dtype for name in names}
     if _is_extension(wanted):
-        per_column[error.column] = "string"  # pandas hands an extension dtype the text
+        per_column[column] = "string"  # pandas hands an extension dtype the text
     else:
-        del per_column[error.column]  # inferred, then cast
-    return {**options, "dtype": per_column}, error.column, wanted
+        del per_column[column]  # inferred, then cast
+    return {**options, "dtype": per_column}
 
 
 def cast_as_pandas(column: pa.ChunkedArray, wanted: Any, position: int) -> Any:
