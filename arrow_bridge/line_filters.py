@@ -24,8 +24,8 @@ The rules are pandas' (``tokenizer.c`` of pandas 3, checked against
   (pandas keeps them in the value) the read stops with ``NotImplementedError``,
   as the reader cannot hold a line break in an unquoted value.
 * Lines holding only spaces and tabs are no records, as in pandas, while the
-  filter scans (past that, as without the filter, the reader reads them as a
-  one-field row).
+  filter scans (past that, the reader's tokenizer skips them, as without the
+  filter).
 * ``skipfooter`` drops the file's last lines, counted as ``skiprows`` counts
   them (a blank or comment line is one), a line ``skiprows`` skips too; never
   the header row. A first pass counts the lines (so the source must be able

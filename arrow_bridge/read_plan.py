@@ -28,29 +28,28 @@ from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
 
 
-def row_rules(opts: CsvOptions, ncols: int) -> int:
+def row_rules(opts: CsvOptions) -> int:
     """What the tokenizer does with a record of another field count under
-    ``opts``, ``ncols`` fields a record: :data:`~arrow_bridge.kernels.tokenizer.SKIP_BAD_ROWS`,
+    ``opts``: :data:`~arrow_bridge.kernels.tokenizer.SKIP_BAD_ROWS`,
     :data:`~arrow_bridge.kernels.tokenizer.PAD_SHORT_ROWS`,
     :data:`~arrow_bridge.kernels.tokenizer.BLANK_WHITESPACE_LINES` and
     :data:`~arrow_bridge.kernels.tokenizer.CUT_LONG_ROWS` bits. pandas
     reads a short record as if its missing fields were empty, and skips a line
-    of spaces and tabs as it skips an empty line. With one column that line is
-    a whole record, which the fused kernel reads as a row: there it stays one
-    (a known difference from pandas) on every path, rather than only on some.
+    of spaces and tabs as it skips an empty line, with one column too (where
+    the fused kernel leaves that line to the tokenizer).
     Given ``usecols``, pandas' tokenizer stops counting fields: a longer record
     is read up to the header's count, not a bad line.
 
-    >>> row_rules(CsvOptions(), 2), row_rules(CsvOptions(semantics="pandas", on_bad_lines="skip"), 2)
+    >>> row_rules(CsvOptions()), row_rules(CsvOptions(semantics="pandas", on_bad_lines="skip"))
     (0, 7)
-    >>> row_rules(CsvOptions(semantics="pandas"), 1)
-    2
-    >>> row_rules(CsvOptions(semantics="pandas", include_columns=("a",), columns_keyword="usecols"), 2)
+    >>> row_rules(CsvOptions(semantics="pandas"))
+    6
+    >>> row_rules(CsvOptions(semantics="pandas", include_columns=("a",), columns_keyword="usecols"))
     14
     """
     pandas = opts.semantics == "pandas"
     return (SKIP_BAD_ROWS if opts.on_bad_lines != "error" else 0) | (PAD_SHORT_ROWS if pandas else 0) | \
-        (BLANK_WHITESPACE_LINES if pandas and opts.ignore_empty_lines and ncols > 1 else 0) | \
+        (BLANK_WHITESPACE_LINES if pandas and opts.ignore_empty_lines else 0) | \
         (CUT_LONG_ROWS if pandas and opts.columns_by_usecols else 0)
 
 
@@ -222,7 +221,7 @@ class ReadPlan:
     @property
     def row_rules(self) -> int:
         """What the tokenizer does with a record of another field count (:func:`row_rules`)."""
-        return row_rules(self.opts, self.ncols)
+        return row_rules(self.opts)
 
     @property
     def types_known(self) -> bool:

@@ -65,7 +65,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     # A header row is skipped whether or not names are given (names= with header=0); the
     # matcher drops it before a records input.
     namespace.update(HEADER=int(opts.header and not records), BOM_AT_START=not records,
-                     ROW_RULES=row_rules(opts, len(schema)))
+                     ROW_RULES=row_rules(opts))
     body = "".join(_convert_lines(k, port, field.type, rules) for k, (port, field) in enumerate(zip(ports, schema)))
     work = "".join(f"    p.csv_{name}[0] += counters[{READER_COUNTERS.slot(name)}]\n" for name in READER_COUNTERS.modeled)
     text = "p.records.data[:p.records.offsets[p.records.offsets.size - 1]]" if records else "p.pages"
@@ -75,7 +75,7 @@ def _parse_program(schema: pa.Schema, opts: CsvOptions, records: bool) -> CsvPro
     # Rows a call may send: one per record of its input, plus those the carry held. A record
     # takes at least a byte per field (delimiters, then a line end or the end of the file),
     # or, padded (pandas), a field and a line end; records=True takes one record per value.
-    per_row = 1 if records else shortest_record(len(schema), row_rules(opts, len(schema)))
+    per_row = 1 if records else shortest_record(len(schema), row_rules(opts))
     carried = 1 if records else MAX_RECORD_BYTES // per_row + 2
     program = CsvProgram(func, inputs={"records": pa.binary()} if records else {"pages": PAGES},
                          outputs={p: Out(Nullable(f.type), extra_rows=carried, input_per_row=per_row,

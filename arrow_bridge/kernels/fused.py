@@ -13,7 +13,8 @@ for everything else.
 It covers what it can answer *exactly as the general path would*, and gives
 up (``GIVE_UP``) on anything else: a record with another field count, a value
 that does not convert, an escape character, text after a closing quote, a
-span without a final line break, more rows than the buffers hold. The caller
+span without a final line break, more rows than the buffers hold, a line of
+only spaces and tabs in a one-column file (pandas skips it, pyarrow reads it). The caller
 then parses the span on the general path, which decides (error, widening,
 bad-line policy). Giving up early costs little; a wrong value would cost all.
 
@@ -178,6 +179,19 @@ def _copy_known(at, s, e, end, out, o):
         s += 1
         o += 1
     return o - (s - e)  # the last word may have run past e
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _blank_line(at, pos, end):
+    """Whether the line from ``pos`` holds spaces and tabs only."""
+    while pos < end:
+        c = byte_at(at, pos)
+        if c == LF or c == CR:
+            return True
+        if c != 32 and c != 9:
+            return False
+        pos += 1
+    return True
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -438,6 +452,8 @@ def _record_loop(filtering, name):
                 lines += 1
                 base, mask = pos, _specials(at, pos, end, delim)
                 continue
+            if ncols == 1 and (c == 32 or c == 9) and _blank_line(at, pos, end):
+                return GIVE_UP, rows, lines, rows + rejected  # pandas skips such a line: the general path knows
             if rows >= capacity:
                 return GIVE_UP, rows, lines, rows + rejected
             r = rows
