@@ -543,12 +543,14 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
             if start is not None:
                 source.seek(start)
             names = _header_names(source, options)[0]
-            options = dtype_fallback.read_again(options, name, wanted, names)
+            as_text = dtype_fallback.falls_back_to_text(wanted, name, steps.parse_dates)
+            options = dtype_fallback.read_again(options, name, wanted, names, as_text)
             # the other columns keep their pandas dtypes (a single one now per column); this one its fallback's
             given = steps.pandas_dtypes
             every = {other: given[None] for other in names} if None in given else {}
             steps.pandas_dtypes = {key: kind for key, kind in {**every, **given}.items() if key not in (None, name)}
-            steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
+            if not as_text:  # (text: parse_dates reads it)
+                steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
 
 
 def _restarts(source: Source, options: dict[str, Any]) -> Callable[[tuple[str, ...]], Stream] | None:

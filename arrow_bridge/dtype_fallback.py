@@ -58,21 +58,33 @@ def dtype_asked(dtype: Any, column: str) -> Any:
     return wanted if getattr(wanted, "kind", None) in ("i", "u", "f", "b") else None
 
 
-def read_again(options: dict[str, Any], column: str, wanted: Any, names: Sequence[str]) -> dict[str, Any]:
+def read_again(options: dict[str, Any], column: str, wanted: Any, names: Sequence[str],
+               as_text: bool = False) -> dict[str, Any]:
     """``options`` reading ``column`` again for a fallback to ``wanted`` (its :func:`dtype_asked`):
-    inferred, or as text for an extension dtype. ``names``: the file's columns (a single
-    ``dtype`` for all of them becomes one per column).
+    inferred, or as text for an extension dtype or where ``as_text`` (:func:`falls_back_to_text`).
+    ``names``: the file's columns (a single ``dtype`` for all of them becomes one per column).
 
     >>> read_again({"dtype": "int8"}, "a", np.dtype("int8"), ["a", "b"])
     {'dtype': {'b': 'int8'}}
     """
     dtype = options["dtype"]
     per_column = dict(dtype) if isinstance(dtype, Mapping) else {name: dtype for name in names}
-    if _is_extension(wanted):
+    if as_text or _is_extension(wanted):
         per_column[column] = "string"  # pandas hands an extension dtype the text
     else:
         del per_column[column]  # inferred, then cast
     return {**options, "dtype": per_column}
+
+
+def falls_back_to_text(wanted: Any, column: str, parse_dates: Any) -> bool:
+    """Whether pandas' parser keeps the text of ``column`` where a value does not parse
+    as ``wanted``: a NumPy dtype asked of a ``parse_dates`` column (pandas' "noconvert"
+    columns), whose text the date parsing then reads. An extension dtype raises there.
+
+    >>> falls_back_to_text(np.dtype("int64"), "d", ["d"]), falls_back_to_text(np.dtype("int64"), "d", True)
+    (True, False)
+    """
+    return isinstance(parse_dates, (list, tuple)) and column in parse_dates and not _is_extension(wanted)
 
 
 def cast_as_pandas(column: pa.ChunkedArray, wanted: Any, position: int) -> Any:

@@ -68,6 +68,8 @@ class FrameSteps:
     pandas_dtypes: Mapping[Union[int, str, None], Any] = field(default_factory=dict)
     # columns read again where a value did not parse as their dtype: cast as pandas casts (dtype_fallback)
     dtype_fallbacks: dict[str, "Fallback"] = field(default_factory=dict)
+    # the columns the dtype keyword makes ``object`` (key None: every column), converters' too: objects at the end
+    object_columns: tuple[Union[int, str, None], ...] = ()
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
@@ -93,6 +95,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
             raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
     if options.get("dtype") is not None:
+        steps.object_columns = tuple(key for key, kind in _pandas_dtypes(options["dtype"]).items() if kind == object)
         options["dtype"] = _without_converted(options["dtype"], steps.converters)
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
@@ -109,7 +112,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     if steps.converters:  # they get each value's text, NA spellings and empty text too
         steps.converter_nulls = _spellings_of(options, list(steps.converters))
         options["raw_text_columns"] = list(steps.converters)
-    if text and not isinstance(options.get("dtype"), str):  # one dtype for every column wins
+    if text and (options.get("dtype") is None or isinstance(options["dtype"], Mapping)):  # one for all wins
         options["dtype"] = {**text, **(options.get("dtype") or {})}
     if steps.thousands is not None:
         options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
@@ -364,9 +367,12 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         missing = [str(key) for key in dates if not _has_column(frame, key)]
         if missing:
             raise ValueError(f"Missing column provided to 'parse_dates': '{', '.join(missing)}'")  # pandas' words
-        for key in dates:  # from the text (read as such), as pandas parses it
+        for key in dates:  # from the text (read as such, unless a dtype is given), as pandas parses it
             name = _name(frame, key)
-            frame[name] = _dates_or_text(frame[name], steps)
+            frame[name] = _dates_or_text(frame[name], steps, _dtype_given(steps, name))
+    for key in list(frame.columns) if None in steps.object_columns else steps.object_columns:
+        if _has_column(frame, key):  # pandas' last step: whatever a converter or the dates made, objects
+            frame[_name(frame, key)] = frame[_name(frame, key)].astype(object)
     levels = [name for name in made_up.index if name in frame.columns]
     if levels or steps.index_col is not None and steps.index_col is not False:
         keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
@@ -795,23 +801,60 @@ def _has_column(frame: "pd.DataFrame", key: Union[int, str]) -> bool:
     return key in frame.columns or isinstance(key, int) and -len(frame.columns) <= key < len(frame.columns)
 
 
-def _dates_or_text(values: Any, steps: FrameSteps) -> Any:
+def _dates_or_text(values: Any, steps: FrameSteps, given: Any = None) -> Any:
     """``parse_dates``' column (or index) as ``pandas.to_datetime`` parses it,
     or its text as it is where that cannot parse every value, as
-    ``pandas.read_csv`` leaves such a column.
+    ``pandas.read_csv`` leaves such a column. A column of another ``dtype``
+    given (numbers, booleans, categories) is parsed from the text of its
+    values, as pandas does (``20200102`` read as ``int64`` is a date, ``1``
+    as ``float64`` the text ``'1.0'``).
 
     >>> import pandas as pd
     >>> _dates_or_text(pd.Series(["2020-01-02", "zz"]), FrameSteps()).tolist()
     ['2020-01-02', 'zz']
+    >>> _dates_or_text(pd.Series([20200102, 20200103]), FrameSteps(), "int64").dt.day.tolist()
+    [2, 3]
+    >>> _dates_or_text(pd.Series([1.0, None]), FrameSteps(), "float64").tolist()
+    ['1.0', nan]
     """
     import pandas as pd
 
-    if not len(values):  # no rows: pandas leaves the column unparsed, of objects
-        return values.astype(object)
-    try:
-        return pd.to_datetime(values, format=steps.date_format, dayfirst=steps.dayfirst)
-    except (ValueError, TypeError, OverflowError):  # pandas' parse errors are ValueErrors
+    if values.dtype.kind in "Mm":  # read as a datetime64 dtype: pandas leaves it
         return values
+    if not len(values):  # no rows: pandas leaves the column unparsed, of objects or the dtype given
+        return values.astype(object) if given is None else values
+    texts = values if _is_text(values.dtype) else _as_text(values)
+    try:
+        dates = pd.to_datetime(texts, format=steps.date_format, dayfirst=steps.dayfirst)
+    except (ValueError, TypeError, OverflowError):  # pandas' parse errors are ValueErrors
+        dates = texts if given is None or texts is not values else _as_text(values)  # given a dtype: str, as pandas
+    return dates
+
+
+def _is_text(dtype: Any) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_string_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)
+
+
+def _as_text(values: "pd.Series") -> "pd.Series":
+    """Each value's ``str``, missing ones NaN: what pandas' date parsing reads of a column
+    that is not text (``ensure_string_array``)."""
+    import numpy as np
+    import pandas as pd
+
+    objects = np.asarray(values)  # as pandas sees them: Int64 with a missing value is floats
+    texts = np.array([str(value) for value in objects], dtype=object)
+    texts[pd.isna(objects)] = np.nan
+    return pd.Series(texts, index=values.index, name=values.name)
+
+
+def _dtype_given(steps: FrameSteps, name: str) -> Any:
+    """The ``dtype`` keyword's entry for column ``name`` (or for every column), or None."""
+    for given in (steps.pandas_dtypes, steps.category_dtypes):
+        if name in given or None in given:
+            return given.get(name, given.get(None))
+    return None
 
 
 def _text_dates(values: Any, steps: FrameSteps) -> Any:

@@ -86,6 +86,40 @@ def test_parse_dates_leaves_what_it_cannot_parse_as_text(case):
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
 
 
+PARSE_DATES_WITH_A_DTYPE = {  # pandas reads the dtype, then parses the text of its values
+    "yyyymmdd ints": (b"a,b\n20200102,1\n20200103,2\n", {"a": "int64"}),
+    "floats as text": (b"a,b\n1,1\n,2\n", {"a": "float64"}),
+    "category of numbers": (b"a,b\n1.5,1\n2,2\n", {"a": "category"}),
+    "category of dates": (b"a,b\n2020-01-02,1\n2020-01-03,2\n", {"a": "category"}),
+    "booleans as text": (b"a,b\nTrue,1\nFalse,2\n", {"a": "boolean"}),
+    "Int64 as text": (b"a,b\n1,1\n2,2\n", {"a": "Int64"}),
+    "Int64 with a missing value: floats' text": (b"a,b\n1,1\n,2\n", {"a": "Int64"}),
+    "string left as str": (b"a,b\n2020-01-02,1\nx,2\n", {"a": "string"}),
+    "object holds the dates": (b"a,b\n2020-01-02,1\n,2\n", {"a": "object"}),
+    "int64 refusing a date: text": (b"a,b\n2020-01-02,1\n2020-01-03,2\n", {"a": "int64"}),
+    "float64 refusing a value: text": (b"a,b\n2020-01-02,1\nx,2\n", {"a": "float64"}),
+    "int64 refusing a float: text": (b"a,b\n1.5,1\n2,2\n", {"a": "int64"}),
+    "one dtype for every column": (b"a,b\n20200102,1\n", "int64"),
+    "no rows": (b"a,b\n", {"a": "Int64"}),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Could not infer format")  # pandas' own, from both reads
+@pytest.mark.parametrize("case", list(PARSE_DATES_WITH_A_DTYPE))
+def test_parse_dates_reads_a_columns_dtype_first_as_pandas(case):
+    data, dtype = PARSE_DATES_WITH_A_DTYPE[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", dtype=dtype, parse_dates=["a"])
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), dtype=dtype, parse_dates=["a"]), check_exact=True)
+
+
+def test_parse_dates_with_an_extension_dtype_raises_as_pandas():
+    data = b"a\n2020-01-02\n"
+    with pytest.raises(ValueError, match="Unable to parse string '2020-01-02'"):
+        pd.read_csv(io.BytesIO(data), dtype={"a": "Int64"}, parse_dates=["a"])
+    with pytest.raises(ValueError, match="Unable to parse string '2020-01-02'"):
+        arrow_bridge.read_pandas(io.BytesIO(data), dtype={"a": "Int64"}, parse_dates=["a"])
+
+
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     keywords = dict(converters={"zz": str, 5: str, "a": str})
     got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
@@ -99,7 +133,10 @@ def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     dict(dtype={"a": "float32"}, converters={0: len}),
     dict(dtype={"a": "boolean"}, converters={"a": lambda text: text.strip().lower()}),
     dict(dtype={"a": "category"}, converters={"a": lambda text: text * 2}),
-], ids=["Int64", "float32 and another", "dtype by position", "converter by position", "boolean", "category"])
+    dict(dtype={"a": object}, converters={"a": len}),  # pandas' last step makes the ints objects
+    dict(dtype=object, converters={"a": len}),  # one dtype as a type, not a name (a TypeError before)
+], ids=["Int64", "float32 and another", "dtype by position", "converter by position", "boolean", "category", "object",
+        "object for every column"])
 def test_a_converter_wins_over_a_dtype_with_pandas_warning(keywords):
     data = b"a,b\nx,1\n y ,2\n"
     with pytest.warns(pd.errors.ParserWarning, match="Both a converter and dtype were specified for column"):
