@@ -46,7 +46,7 @@ def dtype_asked(dtype: Any, column: str) -> Any:
     >>> dtype_asked({"a": "Int64", "b": "string"}, "a"), dtype_asked("int8", "b"), dtype_asked({"b": "str"}, "b")
     (Int64Dtype(), dtype('int8'), None)
     """
-    spec = dtype.get(column) if isinstance(dtype, Mapping) else dtype
+    spec = dtype.get(column, dtype.get(None)) if isinstance(dtype, Mapping) else dtype
     if spec is None or isinstance(spec, pa.DataType):
         return None
     from pandas.api.types import pandas_dtype
@@ -68,7 +68,9 @@ def read_again(options: dict[str, Any], column: str, wanted: Any, names: Sequenc
     {'dtype': {'b': 'int8'}}
     """
     dtype = options["dtype"]
-    per_column = dict(dtype) if isinstance(dtype, Mapping) else {name: dtype for name in names}
+    every = dtype.get(None) if isinstance(dtype, Mapping) else dtype  # (key None: every column not named)
+    named = {key: kind for key, kind in dtype.items() if key is not None} if isinstance(dtype, Mapping) else {}
+    per_column = {**({name: every for name in names} if every is not None else {}), **named}
     if as_text or _is_extension(wanted):
         per_column[column] = "string"  # pandas hands an extension dtype the text
     else:

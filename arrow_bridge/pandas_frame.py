@@ -99,6 +99,9 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         options["dtype"] = _without_converted(options["dtype"], steps.converters)
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
+    one_dtype = dtype is not None and not isinstance(dtype, Mapping)
+    if one_dtype and steps.converters:  # a converter's column gets its text all the same (key None: the others)
+        steps.pandas_dtypes = {**steps.pandas_dtypes, **dict.fromkeys(steps.converters)}
     if _is_category(dtype):
         steps.categories, steps.category_dtypes, options["dtype"] = True, {None: dtype}, "string"
     elif isinstance(dtype, Mapping):
@@ -112,8 +115,11 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     if steps.converters:  # they get each value's text, NA spellings and empty text too
         steps.converter_nulls = _spellings_of(options, list(steps.converters))
         options["raw_text_columns"] = list(steps.converters)
-    if text and (options.get("dtype") is None or isinstance(options["dtype"], Mapping)):  # one for all wins
+    if text and not one_dtype:
         options["dtype"] = {**text, **(options.get("dtype") or {})}
+    elif one_dtype and steps.converters:  # one dtype for every other column, dates' too (pandas parses them from it)
+        options["dtype"] = {None: options["dtype"], **{name: "string" for name in steps.converters
+                                                         if isinstance(name, str)}}
     if steps.thousands is not None:
         options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
             steps.categories if steps.categories is not True else ())])
@@ -355,7 +361,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         converted = (convert(value) for value in frame[name])
         frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
                                  for value in converted], index=frame.index, name=name)
-    categorical = list(frame.columns) if steps.categories is True else list(steps.categories)
+    categorical = list(steps.categories) if steps.categories is not True else \
+        [name for name in frame.columns if name not in {_name(frame, key) for key in steps.converters}]
     for key in categorical:  # named before the read (name_positions); pandas ignores a column the file lacks
         if not _has_column(frame, key):
             continue

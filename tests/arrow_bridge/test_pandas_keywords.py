@@ -135,8 +135,10 @@ def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     dict(dtype={"a": "category"}, converters={"a": lambda text: text * 2}),
     dict(dtype={"a": object}, converters={"a": len}),  # pandas' last step makes the ints objects
     dict(dtype=object, converters={"a": len}),  # one dtype as a type, not a name (a TypeError before)
+    dict(dtype="float64", converters={"a": lambda text: text + "!"}),  # the converter got a float before
+    dict(dtype="category", converters={"a": str.strip}),
 ], ids=["Int64", "float32 and another", "dtype by position", "converter by position", "boolean", "category", "object",
-        "object for every column"])
+        "object for every column", "float64 for every column", "category for every column"])
 def test_a_converter_wins_over_a_dtype_with_pandas_warning(keywords):
     data = b"a,b\nx,1\n y ,2\n"
     with pytest.warns(pd.errors.ParserWarning, match="Both a converter and dtype were specified for column"):
