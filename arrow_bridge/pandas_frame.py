@@ -387,9 +387,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
             if isinstance(key, str) and (levels or key not in frame.columns):  # pandas' errors
                 raise KeyError(key) if levels else ValueError(f"Index {key} invalid")
         index = levels if levels else [_name(frame, key) for key in keys]
-        for name in set(index) & set(python_ints.named(table.schema)):  # pandas: numbers with a NaN are floats
-            if frame[name].dtype == object and frame[name].isna().any():
-                frame[name] = frame[name].astype("float64")
+        for name in set(index):
+            frame[name] = _index_level(frame[name], name in python_ints.named(table.schema))
         frame = frame.set_index(index)
         frame.index.names = [None if is_unnamed(name) or name in made_up.index else name
                              for name in frame.index.names]
@@ -404,6 +403,22 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
+
+
+def _index_level(values: "pd.Series", python_ints: bool) -> "pd.Series":
+    """A column about to be an index level, as pandas infers an index: booleans or
+    Python ints (:mod:`~arrow_bridge.python_ints`) with a missing value are floats
+    (``True`` is 1.0), where a column keeps them as objects.
+
+    >>> import pandas as pd
+    >>> _index_level(pd.Series([True, None], dtype=object), False).tolist()
+    [1.0, nan]
+    """
+    if values.dtype != object or not values.isna().any():
+        return values
+    if python_ints or values.dropna().map(type).eq(bool).all():
+        return values.astype("float64")
+    return values
 
 
 @dataclass(frozen=True)

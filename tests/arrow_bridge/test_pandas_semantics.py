@@ -297,6 +297,10 @@ BOOLEANS = {  # pandas' booleans are words; 1 and 0 are ints, and a bool asked f
     "1 made a true value": (b"a\n1\ntrue\n", dict(true_values=["1"])),
     "a word made a true value": (b"a\nyes\nFalse\n", dict(true_values=["yes"])),
     "words in any case": (b"a\nTRUE\ntRuE\nfalse\nFaLsE\n", {}),
+    "an index of words and a gap: floats": (b"a,b\nx,False\ny,\nz,true\n", dict(index_col="b")),
+    "an index level of words and a gap": (b"a,b,c\n,,x\n,False,y\n", dict(index_col=["c", "b"])),
+    "an index of words: bools": (b"a,b\nx,False\ny,True\n", dict(index_col="b")),
+    "an index of words asked as objects": (b"a,b\nx,False\ny,\n", dict(index_col="b", dtype={"b": object})),
 }
 
 
