@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import pyarrow as pa
 
@@ -58,6 +58,16 @@ def pandas_header(fields: Sequence[str]) -> list[str]:
     return deduplicated([f"Unnamed: {i}" if field == "" else field for i, field in enumerate(fields)], unnamed)
 
 
+def renamed_fields(fields: Sequence[str], names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``(name, field)`` for each header field :func:`pandas_header` renamed
+    because it came before (empty fields are ``Unnamed`` instead).
+
+    >>> renamed_fields(["a", "a", ""], pandas_header(["a", "a", ""]))
+    (('a.1', 'a'),)
+    """
+    return tuple((name, field) for name, field in zip(names, fields) if field and name != field)
+
+
 def is_unnamed(name: Any) -> bool:
     """Whether ``name`` is one pandas makes up for an empty header field: an
     index column of that name has no name (``None``) in pandas.
@@ -69,7 +79,8 @@ def is_unnamed(name: Any) -> bool:
 
 
 #: The schema metadata key naming the columns pandas' implicit index made up
-#: (:func:`implicit_index`): ``{"index": [levels, in order], "trailing": [...]}``.
+#: (:func:`implicit_index`) and the header names it renamed: ``{"index": [levels,
+#: in order], "trailing": [...], "renamed": [[name, field], ...]}``.
 IMPLICIT_COLUMNS_KEY = b"arrow_bridge.implicit_columns"
 
 
@@ -77,7 +88,9 @@ IMPLICIT_COLUMNS_KEY = b"arrow_bridge.implicit_columns"
 class ImplicitColumns:
     """The columns a read made up for fields past the names (:func:`implicit_index`):
     ``index``, the index levels in level order; ``trailing``, the fields
-    ``index_col=False`` leaves out. Kept in a Table's schema metadata, so
+    ``index_col=False`` leaves out; and ``renamed``, the names pandas made up for a
+    header field seen before (``("a.1", "a")``: :func:`renamed_fields`), which a
+    ``dtype`` for that field also types. Kept in a Table's schema metadata, so
     that a header field spelled like one of them stays a column.
 
     >>> made = ImplicitColumns(index=("__index_level_0__",))
@@ -87,12 +100,14 @@ class ImplicitColumns:
 
     index: tuple[str, ...] = ()
     trailing: tuple[str, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.index or self.trailing)
+        return bool(self.index or self.trailing or self.renamed)
 
     def metadata(self) -> dict[bytes, bytes]:
-        return {IMPLICIT_COLUMNS_KEY: json.dumps({"index": self.index, "trailing": self.trailing}).encode()}
+        made = {"index": self.index, "trailing": self.trailing, "renamed": self.renamed}
+        return {IMPLICIT_COLUMNS_KEY: json.dumps(made).encode()}
 
     @classmethod
     def of(cls, schema: pa.Schema) -> "ImplicitColumns":
@@ -101,7 +116,18 @@ class ImplicitColumns:
         if found is None:
             return cls()
         made = json.loads(found)
-        return cls(tuple(made["index"]), tuple(made["trailing"]))
+        return cls(tuple(made["index"]), tuple(made["trailing"]), tuple(map(tuple, made.get("renamed", ()))))
+
+    def with_repeats(self, keyed: Mapping[Any, Any]) -> dict[Any, Any]:
+        """``keyed`` (a ``dtype`` dict) with each entry for a repeated header field
+        given to the names pandas made up for its repeats too, unless they have
+        their own, as pandas types them.
+
+        >>> ImplicitColumns(renamed=(("a.1", "a"),)).with_repeats({"a": "Int8"})
+        {'a': 'Int8', 'a.1': 'Int8'}
+        """
+        extra = {name: keyed[field] for name, field in self.renamed if field in keyed and name not in keyed}
+        return {**keyed, **extra} if extra else dict(keyed)
 
 
 def implicit_index(names: Sequence[str], fields: int, rule: Any) -> tuple[list[str], ImplicitColumns]:
@@ -117,7 +143,7 @@ def implicit_index(names: Sequence[str], fields: int, rule: Any) -> tuple[list[s
     appended until it is new.
 
     >>> implicit_index(["a", "b"], 3, "leading")
-    (['__index_level_0__', 'a', 'b'], ImplicitColumns(index=('__index_level_0__',), trailing=()))
+    (['__index_level_0__', 'a', 'b'], ImplicitColumns(index=('__index_level_0__',), trailing=(), renamed=()))
     >>> implicit_index(["a", "b"], 4, (2, 0))[0]
     ['__index_level_1__', 'a', '__index_level_0__', 'b']
     >>> implicit_index(["a", "__trailing_2__"], 3, "trailing")[0]

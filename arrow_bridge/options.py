@@ -105,6 +105,8 @@ class CsvOptions:
     # read_pandas' chunks (None: any other read): a stream typing each chunk by its values as far as it can
     # (CsvReader.stream), these inferred columns read as text (a later value broke their first-block type)
     chunk_typed_columns: tuple[str, ...] | None = None
+    # read_pandas' dtype dict: its names that also type a repeated header field's repeats (a.1 for a), as in pandas
+    repeats_typed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("delimiter", "decimal_point"):
@@ -254,7 +256,7 @@ _PANDAS_KEYWORDS = {
     "true_values", "false_values", "skiprows", "nrows", "on_bad_lines", "quotechar",
     "escapechar", "doublequote", "quoting", "decimal", "encoding", "encoding_errors", "n_threads", "block_size",
     "filters", "semantics", "na_filter", "skip_blank_lines", "raw_text_columns", "implicit_index",
-    "chunk_typed_columns", "columns_keyword",
+    "chunk_typed_columns", "columns_keyword", "repeats_typed",
 }
 #: pandas keywords that choose how pandas parses, not what: accepted with a warning.
 IGNORED_PANDAS_KEYWORDS = {
@@ -300,8 +302,9 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
     for key in ("nrows", "on_bad_lines", "n_threads", "block_size", "implicit_index"):
         if kw.get(key) is not None:
             changes[key] = kw[key]
-    if kw.get("chunk_typed_columns") is not None:
-        changes["chunk_typed_columns"] = tuple(kw["chunk_typed_columns"])
+    for key in ("chunk_typed_columns", "repeats_typed"):
+        if kw.get(key) is not None:
+            changes[key] = tuple(kw[key])
     if kw.get("usecols") is not None:
         changes["include_columns"] = _usecols(kw["usecols"])
         changes["columns_keyword"] = kw.get("columns_keyword") or "usecols"

@@ -70,6 +70,8 @@ class FrameSteps:
     dtype_fallbacks: dict[str, "Fallback"] = field(default_factory=dict)
     # the columns the dtype keyword makes ``object`` (key None: every column), converters' too: objects at the end
     object_columns: tuple[Union[int, str, None], ...] = ()
+    # the names a dtype dict gives an entry (less converters' columns), which type their repeats (a.1 for a)
+    dtype_names: tuple[str, ...] = ()
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
@@ -81,7 +83,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     returned changes nothing.
 
     >>> split_keywords({"sep": ";", "index_col": "b", "dtype": {"a": "category", "b": "int32"}})[0]
-    {'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}, 'implicit_index': 'leading'}
+    {'sep': ';', 'dtype': {'a': 'string', 'b': 'int32'}, 'implicit_index': 'leading', 'repeats_typed': ('a', 'b')}
     >>> split_keywords({"comment": "#", "skiprows": [1]})[0]["storage_options"].line_rules.keywords
     ('skiprows', 'comment')
     """
@@ -100,6 +102,8 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
     one_dtype = dtype is not None and not isinstance(dtype, Mapping)
+    if isinstance(dtype, Mapping):  # pandas: an entry for a repeated header field types its repeats too
+        options["repeats_typed"] = steps.dtype_names = tuple(key for key in dtype if isinstance(key, str))
     if one_dtype and steps.converters:  # a converter's column gets its text all the same (key None: the others)
         steps.pandas_dtypes = {**steps.pandas_dtypes, **dict.fromkeys(steps.converters)}
     if _is_category(dtype):
@@ -341,6 +345,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     import pandas as pd
 
     made_up = ImplicitColumns.of(table.schema)
+    if made_up.renamed:
+        _type_repeats(steps, made_up)
     trailing = [name for name in made_up.trailing if name in table.column_names]
     if trailing:  # index_col=False: the fields past the names are left out
         if len(trailing) > 1 or table.column(trailing[0]).null_count < table.num_rows:  # one empty: no loss
@@ -403,6 +409,20 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
+
+
+def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
+    """``steps`` giving the names pandas made up for a repeated header field (``a.1``)
+    the field's dtype or category, as the reader gave them its type
+    (:attr:`~arrow_bridge.options.CsvOptions.repeats_typed`), unless the ``dtype``
+    dict has an entry of their own; pandas' last step, ``object``, is the field's alone."""
+    repeats = [(name, repeated) for name, repeated in made_up.renamed if name not in steps.dtype_names]
+    for name, repeated in repeats:
+        if steps.pandas_dtypes.get(repeated, object) != object:  # (object: text, as the reader read it)
+            steps.pandas_dtypes = {**steps.pandas_dtypes, name: steps.pandas_dtypes[repeated]}
+        if steps.categories is not True and repeated in steps.category_dtypes:
+            steps.category_dtypes = {**steps.category_dtypes, name: steps.category_dtypes[repeated]}
+            steps.categories = (*steps.categories, name)
 
 
 def _index_level(values: "pd.Series", python_ints: bool) -> "pd.Series":

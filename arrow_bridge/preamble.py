@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arrow_bridge.column_names import ImplicitColumns, implicit_index, pandas_header
+from arrow_bridge.column_names import ImplicitColumns, implicit_index, pandas_header, renamed_fields
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError, EmptyCsvError, MissingColumnsError
 from arrow_bridge.jit import njit
@@ -44,7 +44,8 @@ class Preamble:
     def columns_read(self, opts: CsvOptions) -> CsvOptions:
         """``opts`` reading the index levels pandas' implicit index adds
         (:func:`~arrow_bridge.column_names.implicit_index`) whatever ``usecols``
-        names, as pandas keeps them, and knowing the columns made up.
+        names, as pandas keeps them, typing a repeated header field's repeats as
+        ``dtype`` types the field, and knowing the columns made up.
 
         >>> from arrow_bridge.options import resolve_options
         >>> from arrow_bridge.source import open_source
@@ -54,6 +55,9 @@ class Preamble:
         """
         if not self.made_up:
             return opts
+        if self.made_up.renamed and opts.repeats_typed:  # a repeated header field's dtype types its repeats
+            typed = {key: kind for key, kind in opts.column_types.items() if key in opts.repeats_typed}
+            opts = dataclasses.replace(opts, column_types={**self.made_up.with_repeats(typed), **opts.column_types})
         levels = self.made_up.index
         include = opts.include_columns
         asked = [key for key in include or () if key in {*levels, *self.made_up.trailing}]
@@ -120,8 +124,10 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
             raise EmptyCsvError(source.name, _line_at(data, header_at), None, header_at,
                                 "empty CSV file: no header row")
         names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in fields]
+    renamed: tuple[tuple[str, str], ...] = ()
     if opts.header and opts.column_names is None and opts.semantics == "pandas":
-        names = pandas_header(names)
+        names, fields = pandas_header(names), names
+        renamed = renamed_fields(fields, names)
     if opts.column_names is not None:
         names = list(opts.column_names)
     elif not opts.header:
@@ -137,6 +143,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         fields = _first_record_fields(data, pos, opts)
         if fields > len(names):
             names, made_up = implicit_index(names, fields, _implicit_rule(opts, names))
+    made_up = dataclasses.replace(made_up, renamed=renamed) if renamed else made_up
     return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, made_up)
 
 

@@ -83,12 +83,6 @@ def test_a_byte_range_names_the_columns_from_the_header():
     assert [str(t) for t in table.schema.types] == ["int64", "int64", "string", "float", "string"]
 
 
-def test_a_repeat_does_not_take_its_names_dtype():
-    """A documented difference: pandas gives ``a.1`` the ``dtype`` asked for ``a``; here only ``a`` takes it."""
-    got = arrow_bridge.read_pandas(io.BytesIO(b"a,a\n1,5\n"), dtype_backend="numpy", dtype={"a": "float32"})
-    assert got.dtypes.tolist() == ["float32", "int64"]
-
-
 def test_pyarrow_semantics_keep_the_header_as_it_is():
     expected = pacsv.read_csv(io.BytesIO(INDEXED))
     assert arrow_bridge.read_csv(io.BytesIO(INDEXED)).column_names == expected.column_names == ["", "a", "b", "a", ""]

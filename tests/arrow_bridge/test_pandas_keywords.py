@@ -120,6 +120,29 @@ def test_parse_dates_with_an_extension_dtype_raises_as_pandas():
         arrow_bridge.read_pandas(io.BytesIO(data), dtype={"a": "Int64"}, parse_dates=["a"])
 
 
+REPEATED_NAMES = {  # a dtype entry for a header field types its repeats too (a.1, a.2), unless they have their own
+    "float64": (b"a,a\n1,2\n", dict(dtype={"a": "float64"})),
+    "an entry of its own": (b"a,a\n1,2\n", dict(dtype={"a": "float64", "a.1": "str"})),
+    "the repeat's alone": (b"a,a\n1,2\n", dict(dtype={"a.1": "float64"})),
+    "an extension dtype, three times": (b"a,b,a,a\n1,x,2,3\n", dict(dtype={"a": "Int8"})),
+    "category": (b"a,a\n,\n1,2\n", dict(dtype={"a": "category"})),
+    "object: the field's alone": (b"a,a\n1,2\n", dict(dtype={"a": object})),
+    "a real a.1 is no repeat": (b"a,a.1\n1,2\n", dict(dtype={"a": "float64"})),
+    "usecols the repeat": (b"a,b,a\n1,2,3\n", dict(dtype={"a": "category"}, usecols=["a.1"])),
+    "index_col the repeat": (b"a,a\n1,2\n", dict(dtype={"a": "category"}, index_col="a.1")),
+    "a converter: the field's alone": (b"a,a\n1,2\n", dict(converters={"a": lambda text: text + "!"})),
+    "parse_dates: the field's alone": (b"a,a\n2020-01-01,2\n", dict(parse_dates=["a"])),
+}
+
+
+@pytest.mark.parametrize("case", list(REPEATED_NAMES))
+def test_a_dtype_types_a_repeated_header_fields_repeats_as_in_pandas(case):
+    data, keywords = REPEATED_NAMES[case]
+    for how in ({}, dict(device="modern-gen4")):
+        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords, **how)
+        pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     keywords = dict(converters={"zz": str, 5: str, "a": str})
     got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
