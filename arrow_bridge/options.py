@@ -451,10 +451,12 @@ def _usecols(usecols: Sequence[str | int]) -> tuple[str | int, ...]:
 
 def _dtype_changes(dtype: Any) -> dict[str, Any]:
     """``column_types`` and ``default_type`` of a ``dtype`` keyword: one type for every
-    column, or one per column (the key ``None``: every column the others do not name)."""
+    column, or one per column (the key ``None``: every column the others do not name;
+    the value ``None``: inferred, as without a type)."""
     if not isinstance(dtype, Mapping):
         return {"default_type": to_arrow_type(dtype)}
-    changes = {"column_types": {_column_key(k): to_arrow_type(v) for k, v in dtype.items() if k is not None}}
+    changes = {"column_types": {_column_key(k): None if v is None else to_arrow_type(v)  # (None: inferred)
+                                for k, v in dtype.items() if k is not None}}
     return {**changes, "default_type": to_arrow_type(dtype[None])} if None in dtype else changes
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from numbers import Integral
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
@@ -72,6 +72,8 @@ class FrameSteps:
     object_columns: tuple[Union[int, str, None], ...] = ()
     # the names a dtype dict gives an entry (less converters' columns), which type their repeats (a.1 for a)
     dtype_names: tuple[str, ...] = ()
+    # one dtype of object for every column: the index columns it leaves out (pandas infers an index)
+    index_inferred: tuple[Union[int, str], ...] = ()
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
@@ -104,8 +106,10 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     one_dtype = dtype is not None and not isinstance(dtype, Mapping)
     if isinstance(dtype, Mapping):  # pandas: an entry for a repeated header field types its repeats too
         options["repeats_typed"] = steps.dtype_names = tuple(key for key in dtype if isinstance(key, str))
-    if one_dtype and steps.converters:  # a converter's column gets its text all the same (key None: the others)
-        steps.pandas_dtypes = {**steps.pandas_dtypes, **dict.fromkeys(steps.converters)}
+    if one_dtype:  # not for a converter's column (its text) nor, for object, the index's: pandas infers it
+        index = _index_keys(steps.index_col, options.get("usecols")) if steps.pandas_dtypes.get(None) == object else ()
+        steps.index_inferred = index
+        steps.pandas_dtypes = {**steps.pandas_dtypes, **dict.fromkeys([*index, *steps.converters])}
     if _is_category(dtype):
         steps.categories, steps.category_dtypes, options["dtype"] = True, {None: dtype}, "string"
     elif isinstance(dtype, Mapping):
@@ -121,9 +125,9 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         options["raw_text_columns"] = list(steps.converters)
     if text and not one_dtype:
         options["dtype"] = {**text, **(options.get("dtype") or {})}
-    elif one_dtype and steps.converters:  # one dtype for every other column, dates' too (pandas parses them from it)
-        options["dtype"] = {None: options["dtype"], **{name: "string" for name in steps.converters
-                                                         if isinstance(name, str)}}
+    elif one_dtype and (steps.index_inferred or steps.converters):  # for every other column, dates' too
+        apart = {**dict.fromkeys(steps.index_inferred), **{key: "string" for key in steps.converters}}  # None: inferred
+        options["dtype"] = {None: options["dtype"], **apart}
     if steps.thousands is not None:
         options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
             steps.categories if steps.categories is not True else ())])
@@ -367,8 +371,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         converted = (convert(value) for value in frame[name])
         frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
                                  for value in converted], index=frame.index, name=name)
-    categorical = list(steps.categories) if steps.categories is not True else \
-        [name for name in frame.columns if name not in {_name(frame, key) for key in steps.converters}]
+    categorical = list(steps.categories) if steps.categories is not True else _all_but(frame, steps.converters)
     for key in categorical:  # named before the read (name_positions); pandas ignores a column the file lacks
         if not _has_column(frame, key):
             continue
@@ -383,7 +386,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for key in dates:  # from the text (read as such, unless a dtype is given), as pandas parses it
             name = _name(frame, key)
             frame[name] = _dates_or_text(frame[name], steps, _dtype_given(steps, name))
-    for key in list(frame.columns) if None in steps.object_columns else steps.object_columns:
+    for key in _all_but(frame, steps.index_inferred) if None in steps.object_columns else steps.object_columns:
         if _has_column(frame, key):  # pandas' last step: whatever a converter or the dates made, objects
             frame[_name(frame, key)] = frame[_name(frame, key)].astype(object)
     levels = [name for name in made_up.index if name in frame.columns]
@@ -409,6 +412,23 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
+
+
+def _index_keys(index_col: Any, usecols: Any) -> tuple[Union[int, str], ...]:
+    """The columns ``index_col`` names, as the reader keys them: names, and
+    positions in the file (not where ``usecols`` makes them positions among its columns).
+
+    >>> _index_keys(["b", 0], None), _index_keys(0, ["a", "b"]), _index_keys(False, None)
+    (('b', 0), (), ())
+    """
+    keys = index_col if isinstance(index_col, (list, tuple)) else [] if index_col in (None, False) else [index_col]
+    return tuple(key for key in keys if isinstance(key, str) or usecols is None)
+
+
+def _all_but(frame: "pd.DataFrame", keys: Iterable[Union[int, str]]) -> list[Any]:
+    """The frame's columns but those ``keys`` name."""
+    left_out = {_name(frame, key) for key in keys if _has_column(frame, key)}
+    return [name for name in frame.columns if name not in left_out]
 
 
 def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:

@@ -143,6 +143,27 @@ def test_a_dtype_types_a_repeated_header_fields_repeats_as_in_pandas(case):
         pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
 
 
+ONE_DTYPE_AND_THE_INDEX = {  # one dtype for every column: pandas infers the index under object, else applies it
+    "object, by name": dict(dtype="object", index_col="b"),
+    "object, by position": dict(dtype=object, index_col=1),
+    "object, two levels": dict(dtype="object", index_col=["b", "a"]),
+    "object with dates": dict(dtype="object", parse_dates=["a"], index_col="b"),
+    "object with a converter on the index": dict(dtype="object", index_col="b", converters={"b": len}),
+    "category": dict(dtype="category", index_col="b"),
+    "category with a converter": dict(dtype="category", converters={"c": len}, index_col="a"),
+    "string": dict(dtype="string", index_col="b"),
+    "float64 with usecols": dict(dtype="float64", index_col="b", usecols=["b"]),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Both a converter and dtype")  # pandas' warning, from both reads
+@pytest.mark.parametrize("case", list(ONE_DTYPE_AND_THE_INDEX))
+def test_one_dtype_for_every_column_and_the_index_as_in_pandas(case):
+    data, keywords = b"a,b,c\n2020-01-01,1,x\n2020-01-02,2,y\n", ONE_DTYPE_AND_THE_INDEX[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     keywords = dict(converters={"zz": str, 5: str, "a": str})
     got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
