@@ -117,7 +117,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         steps.categories = tuple(steps.category_dtypes)
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
     if steps.categories:
-        steps.category_words = CategoryWords.of(options)
+        steps.category_words = CategoryWords.of({**options, "thousands": steps.thousands})  # (a frame keyword)
     dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else ()
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
     if steps.converters:  # they get each value's text, NA spellings and empty text too

@@ -309,6 +309,7 @@ CATEGORY_FILES = {  # pandas reads the categories as numbers or booleans where e
     "text after all": (b"a,b\n1,2020-01-01\nx,2021-01-01\n", {}),
     "decimal comma": (b"a;b\n1,5;x\n2;y\n", dict(sep=";", decimal=",")),
     "thousands": (b'a\n"1,000"\n2\n', dict(thousands=",")),
+    "thousands: numbers stay text": (b"a\n1.5\n2\n", dict(thousands=",")),
     "past int64": (b"a\n%d\n2\n1e400\n" % 2**70, {}),
     "only missing": (b"a,b\nNA,1\n,2\n", {}),
 }
