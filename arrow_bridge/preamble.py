@@ -120,6 +120,8 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     if opts.header:
         header_at = pos
         fields, pos = _record(data, pos, opts)
+        if _no_columns(data, header_at, fields, opts):
+            fields = []
         if not fields and opts.column_names is None:
             raise EmptyCsvError(source.name, _line_at(data, header_at), None, header_at,
                                 "empty CSV file: no header row")
@@ -132,6 +134,8 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         names = list(opts.column_names)
     elif not opts.header:
         fields, _ = _record(data, pos, opts)
+        if _no_columns(data, pos, fields, opts):
+            raise EmptyCsvError(source.name, _line_at(data, pos), None, pos, "empty CSV file: no columns")
         names = [f"f{i}" for i in range(len(fields))]
     if opts.newlines_in_values:  # pyarrow's parser skips records then, its chunker lines otherwise
         pos = _skip_records(data, pos, opts.skip_rows_after_names, opts)
@@ -182,6 +186,12 @@ def _line_at(data: "_Buffered", pos: int) -> int:
     """The 1-based physical line of byte ``pos`` of the buffered start (``pos``
     may lie one past the end: after a last record without its line end)."""
     return 1 + count_line_breaks(data.buf, 0, min(pos, len(data.buf)))
+
+
+def _no_columns(data: _Buffered, pos: int, fields: list, opts: CsvOptions) -> bool:
+    """Whether the first record, at ``pos``, is an empty line that pandas finds no
+    columns in (kept by ``skip_blank_lines=False``), where pyarrow reads one empty field."""
+    return opts.semantics == "pandas" and fields == [b""] and data.buf[pos] in (10, 13)
 
 
 def _skip_space_lines(data: _Buffered, pos: int, opts: CsvOptions) -> int:

@@ -753,8 +753,10 @@ def test_an_io_stringio_reads_as_pandas_reads_it():
 
 @pytest.mark.parametrize("data, options", [
     (b"", {}), (b"\n\n", {}), (b"", {"header": None}), (b"#c\n", {"comment": "#"}), (b"a\n", {"skiprows": 1}),
-    (b"", {"chunksize": 2}),
-], ids=["empty", "blank lines", "header=None", "comment lines", "skiprows past the end", "chunks"])
+    (b"", {"chunksize": 2}), (b"\n\na\n1\n", {"skip_blank_lines": False}),
+    (b"\r\n1\n", {"skip_blank_lines": False, "header": None}),
+], ids=["empty", "blank lines", "header=None", "comment lines", "skiprows past the end", "chunks",
+        "a blank line kept as the header", "a blank line kept as the first record"])
 def test_nothing_to_read_is_pandas_empty_data_error(data, options):
     """``except pd.errors.EmptyDataError`` catches ours where it catches pandas' (and it stays
     a located CsvParseError, which survives pickling to a Dask client)."""
