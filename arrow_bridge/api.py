@@ -502,7 +502,8 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
     if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
         names, made_up = _header_names(source, options)
         made_up_names = {*made_up.index, *made_up.trailing}
-        options["usecols"] = selected_names(options["usecols"], [name for name in names if name not in made_up_names])
+        options["usecols"] = selected_names(options["usecols"], [name for name in names if name not in made_up_names],
+                                            numbered)
         options["columns_keyword"] = CALLABLE_USECOLS
     def to_frame(table: pa.Table) -> "pd.DataFrame":
         return with_pandas_dtypes(to_pandas(table, dtype_backend), table, steps.pandas_dtypes)

@@ -792,13 +792,16 @@ def _numeric(kind: pa.DataType) -> bool:
     return pa.types.is_integer(kind) or pa.types.is_floating(kind)
 
 
-def selected_names(usecols: Callable[[str], bool], names: Sequence[str]) -> list[str]:
-    """``usecols`` given as a callable: the header names it accepts, in file order.
+def selected_names(usecols: Callable[[Any], bool], names: Sequence[str], numbered: bool = False) -> list[str]:
+    """``usecols`` given as a callable: the header names it accepts, in file order;
+    ``numbered`` (``header=None``): it is asked with pandas' labels there, the columns' numbers.
 
     >>> selected_names(lambda name: name.startswith("l_"), ["l_a", "x", "l_b"])
     ['l_a', 'l_b']
+    >>> selected_names(lambda label: label != 1, ["f0", "f1", "f2"], numbered=True)
+    ['f0', 'f2']
     """
-    return [name for name in names if usecols(name)]
+    return [name for name in names if usecols(column_number(name) if numbered else name)]
 
 
 def positions_named(options: Mapping[str, Any]) -> bool:
@@ -941,9 +944,15 @@ def numbered_columns(frame: "pd.DataFrame") -> "pd.DataFrame":
     >>> frame.columns.tolist(), list(frame.index.names)
     ([1], [0])
     """
-    def number(name: Any) -> Any:
-        return int(name[1:]) if isinstance(name, str) and re.fullmatch(r"f[0-9]+", name) else name
-
-    frame.columns = [number(name) for name in frame.columns]
-    frame.index.names = [number(name) for name in frame.index.names]
+    frame.columns = [column_number(name) for name in frame.columns]
+    frame.index.names = [column_number(name) for name in frame.index.names]
     return frame
+
+
+def column_number(name: Any) -> Any:
+    """pandas' label of a column the reader named ``f{n}`` (``header=None``): ``n``.
+
+    >>> column_number("f12"), column_number("x")
+    (12, 'x')
+    """
+    return int(name[1:]) if isinstance(name, str) and re.fullmatch(r"f[0-9]+", name) else name

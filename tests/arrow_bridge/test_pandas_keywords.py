@@ -164,6 +164,18 @@ def test_one_dtype_for_every_column_and_the_index_as_in_pandas(case):
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
 
 
+@pytest.mark.parametrize("keywords, listed", [
+    (dict(usecols=lambda label: label in (0, 2)), dict(usecols=[0, 2])),
+    (dict(usecols=lambda label: label != 1, index_col=0), dict(usecols=[0, 2], index_col=0)),
+], ids=["columns", "and the index"])
+def test_a_usecols_callable_gets_column_numbers_with_header_none(keywords, listed):
+    """With ``header=None`` pandas labels columns by number, and asks the callable with those
+    (pandas 3.1.1 itself then reads no rows, a bug: the list spelling is the referee)."""
+    data = b"1,2,3\n4,5,6\n"
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", header=None, **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), header=None, **listed), check_exact=True)
+
+
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     keywords = dict(converters={"zz": str, 5: str, "a": str})
     got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
