@@ -148,6 +148,13 @@ class GpuColumn:
         return cp
 
     # ---- back to the host -------------------------------------------------------------------------
+    def __reduce__(self) -> tuple:
+        """Pickled as host copies of its buffers, which go to the GPU of the process that
+        unpickles them: Dask moves a partition between workers so (device arrays do not
+        pickle: the CUDA simulator's recurse without end, and the GPU is another one there)."""
+        host = [None if b is None else b.copy_to_host() for b in (self.validity, self.values, self.offsets, self.data)]
+        return _column_on_gpu, (self.type, self.length, self.null_count, *host)
+
     def to_arrow(self) -> pa.Array:
         """A copy in host memory: equals the Arrow array it was made from."""
         if pa.types.is_null(self.type):
@@ -157,6 +164,12 @@ class GpuColumn:
         validity, values, offsets, data = buffers
         rest = [offsets, data] if offsets is not None else [values]
         return pa.Array.from_buffers(self.type, self.length, [validity, *rest], null_count=self.null_count)
+
+
+def _column_on_gpu(type_: pa.DataType, length: int, null_count: int, *host: Optional[np.ndarray]) -> GpuColumn:
+    """A :class:`GpuColumn` of host copies of its buffers (its pickle), copied to this process's GPU."""
+    cuda = runtime.cuda()
+    return GpuColumn(type_, length, null_count, *(None if b is None else cuda.to_device(b) for b in host))
 
 
 @dataclass

@@ -1,6 +1,8 @@
 """GpuColumn/GpuTable: the interfaces other GPU libraries take, null policies, what a notebook shows."""
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -25,6 +27,14 @@ def test_no_array_interface_where_the_type_does_not_allow(table, name: str, reas
     assert not hasattr(table[name], "__cuda_array_interface__")
     with pytest.raises(AttributeError, match=reason):
         table[name].__cuda_array_interface__
+
+
+def test_a_table_pickles_through_the_host_and_lands_on_the_gpu(table) -> None:
+    """As Dask moves a partition between workers: each buffer copied to the host, then up again."""
+    again = pickle.loads(pickle.dumps(table))
+    assert again.to_arrow().equals(table.to_arrow()) and again.schema == table.schema
+    assert hasattr(again["x"].values, "copy_to_host")  # a device array again
+    assert again["n"].validity is not None and again["b"].validity is None
 
 
 def test_temporal_values_are_their_integer_storage() -> None:
