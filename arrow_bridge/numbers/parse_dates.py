@@ -113,8 +113,10 @@ def parse_date(src, start, end):
 
 
 @njit(nogil=True, cache=True)
-def _clock(src, pos, end, need_minutes):
-    """Parses ``HH[:MM[:SS[.fraction]]]`` at ``pos``.
+def _clock(src, pos, end, need_minutes, bare_point):
+    """Parses ``HH[:MM[:SS[.fraction]]]`` at ``pos``; with ``bare_point``, a point
+    without digits too, as one fraction digit (Arrow takes ``12:34:56.`` as a time
+    whose unit has a fraction, not as a second's or in a timestamp).
 
     Returns ``(ok, seconds, nanos, fraction_digits, next_pos)``.
     """
@@ -155,7 +157,7 @@ def _clock(src, pos, end, need_minutes):
             ndigits += 1
             pos += 1
         if ndigits == 0:
-            return False, 0, 0, 0, pos
+            return bare_point, h * 3600 + mi * 60 + s, 0, 1, pos
         for _ in range(9 - ndigits):
             nanos *= 10
     return True, h * 3600 + mi * 60 + s, nanos, ndigits, pos
@@ -167,9 +169,11 @@ def parse_time(src, start, end):
 
     >>> parse_time(np.frombuffer(b"01:02:03.25", np.uint8), 0, 11)
     (True, 3723, 250000000, 2)
+    >>> parse_time(np.frombuffer(b"01:02:03.", np.uint8), 0, 9)  # a unit with a fraction takes it
+    (True, 3723, 0, 1)
     """
     start, end = trim_blanks(src, start, end)
-    ok, secs, nanos, ndigits, pos = _clock(src, start, end, True)
+    ok, secs, nanos, ndigits, pos = _clock(src, start, end, True, True)
     if not ok or pos != end or end - start < 5:
         return False, 0, 0, 0
     return True, secs, nanos, ndigits
@@ -210,7 +214,7 @@ def parse_timestamp(src, start, end):
         return True, secs, 0, 0, False
     if src[pos] != 32 and src[pos] != 84:  # ' ' or 'T'
         return False, 0, 0, 0, False
-    ok, clock, nanos, ndigits, pos = _clock(src, pos + 1, end, False)
+    ok, clock, nanos, ndigits, pos = _clock(src, pos + 1, end, False, False)
     if not ok:
         return False, 0, 0, 0, False
     secs += clock

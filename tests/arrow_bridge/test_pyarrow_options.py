@@ -349,6 +349,8 @@ TYPED_VALUES = {
     "floats": b"v\n1.5\n-2\n1e2\n\"3.25\"\nNA\n 4 \n1.5\n",
     "dates": b"v\n2020-01-01\n1969-12-31\n\nNA\n2020-01-01\n",
     "times": b"v\n12:34:56\n01:02:03.123\n\n23:59:59.123456789\n",
+    "times, a point without digits": b"v\n12:34:56.\n01:02:03\n",  # a time whose unit has a fraction takes it
+    "timestamps, a point without digits": b"v\n2020-01-01 10:00:00.\n",  # which no timestamp takes
     "timestamps": b"v\n2020-01-01 10:00:00\n2020-01-01T10:00:00.5\n\n2020-01-01 10:00:00Z\n",
     "zoned": b"v\n2020-01-01 10:00:00Z\n2020-01-01T10:00:00+01:00\nNA\n",
     "text": b'v\nab\nc\n\n"NA"\nNA\nab\n"x,y"\n',
