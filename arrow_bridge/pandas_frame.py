@@ -757,6 +757,15 @@ class Thousands:
             return pc.cast(self._digits(values, True), pa.float64())
         return None
 
+    def _booleans(self, column: pa.ChunkedArray) -> Optional[pa.ChunkedArray]:
+        """The column as booleans where every value is one of pandas' words for them; None else."""
+        import pyarrow.compute as pc
+        values = self._values(column)
+        trues = pc.is_in(values, value_set=pa.array(["True", "TRUE", "true"]))
+        missing = pc.is_null(values)
+        words = pc.or_(pc.or_(trues, missing), pc.is_in(values, value_set=pa.array(["False", "FALSE", "false"])))
+        return pc.if_else(missing, None, trues) if pc.all(words).as_py() else None
+
     def _strict(self, column: pa.ChunkedArray, name: str, target: pa.DataType) -> pa.ChunkedArray:
         """The column as the dtype asked for: read as pandas infers it, then
         cast where no value changes (pandas' "safely"); ``ValueError`` else."""
@@ -764,6 +773,11 @@ class Thousands:
         if column.null_count == len(column):  # no rows, or no values: nothing to read
             return pa.chunked_array([pa.nulls(len(column), target)])
         converted = self._inferred(column)
+        if converted is None:
+            converted = self._booleans(column)  # pandas' words, which a numeric dtype then takes as 1 and 0
+            if converted is not None and converted.null_count and not pa.types.is_floating(target):
+                raise ValueError(f"cannot safely convert passed user dtype of {target} for bool dtyped data in "
+                                 f"column {name!r} due to NA values")  # pandas' words
         if converted is None:
             integer, floating = self._patterns()
             values = self._values(column)

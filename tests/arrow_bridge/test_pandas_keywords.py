@@ -514,6 +514,16 @@ def test_thousands_leave_text_that_is_not_numbers():
     assert frame["amount"].tolist()[:3] == [1234.0, 5.0, 12345678.0] and frame["label"].tolist()[0] == "a,b"
 
 
+@pytest.mark.parametrize("data, dtype", [(b"v\nfalse\n", "float64"), (b"v\nTrue\nfalse\n", "int64"),
+                                         (b"v\nTrue\n\n", "float32"), (b"v\nTRUE\n", "uint8")])
+def test_thousands_with_a_numeric_dtype_take_pandas_booleans_as_1_and_0(data, dtype):
+    keywords = dict(thousands=",", dtype={"v": dtype}, skip_blank_lines=False)
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords),
+                                  pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    with pytest.raises(ValueError, match="due to NA values"):  # an int dtype holds no missing value, in pandas either
+        arrow_bridge.read_pandas(io.BytesIO(b"v\nTrue\n\n"), **{**keywords, "dtype": {"v": "int64"}})
+
+
 @pytest.mark.parametrize("value, dtype", [("1,234.5", "int64"), ("x", "float64"), ("300", "int8")])
 def test_thousands_with_a_dtype_that_does_not_fit_raise_as_pandas(value, dtype):
     data = f'v\n"{value}"\n'.encode()
