@@ -98,6 +98,32 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         if options.get("nrows") is not None:
             raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
+    text = _typed_columns(options, steps)
+    if steps.thousands is not None:
+        options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
+            steps.categories if steps.categories is not True else ())])
+    options, steps.header_rows = text_keywords(options)
+    indexed = steps.index_col is not None and steps.index_col is not False  # index_col=0 is one
+    if steps.header_rows is not None and (indexed or steps.parse_dates or
+                                          steps.converters or isinstance(options.get("dtype"), Mapping)):
+        raise NotImplementedError("header as a list (MultiIndex columns) with index_col, parse_dates, converters "
+                                  "or a dtype per column is not supported: read with header=[...] alone and "
+                                  "set them on the frame afterwards")
+    return options, steps
+
+
+def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
+    """Sets ``options``' ``dtype`` as the reader reads it and ``steps``' part of it
+    (pandas dtypes, categories, what one dtype leaves out): a converter's and a
+    ``parse_dates`` column are read as text (a dtype for the latter wins), a
+    category as text; one dtype for every column leaves out a converter's column
+    and, for ``object``, the index. Returns the converters' and ``parse_dates``
+    columns, which ``thousands`` leaves alone.
+
+    >>> options, steps = {"dtype": "object"}, FrameSteps(index_col="b", parse_dates=["c"])
+    >>> _typed_columns(options, steps), options["dtype"]  # (key None: every other column; value None: inferred)
+    (['c'], {None: 'object', 'b': None})
+    """
     if options.get("dtype") is not None:
         steps.object_columns = tuple(key for key, kind in _pandas_dtypes(options["dtype"]).items() if kind == object)
         options["dtype"] = _without_converted(options["dtype"], steps.converters)
@@ -128,22 +154,13 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     elif one_dtype and (steps.index_inferred or steps.converters):  # for every other column, dates' too
         apart = {**dict.fromkeys(steps.index_inferred), **{key: "string" for key in steps.converters}}  # None: inferred
         options["dtype"] = {None: options["dtype"], **apart}
-    if steps.thousands is not None:
-        options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
-            steps.categories if steps.categories is not True else ())])
-    options, steps.header_rows = text_keywords(options)
-    indexed = steps.index_col is not None and steps.index_col is not False  # index_col=0 is one
-    if steps.header_rows is not None and (indexed or steps.parse_dates or
-                                          steps.converters or isinstance(options.get("dtype"), Mapping)):
-        raise NotImplementedError("header as a list (MultiIndex columns) with index_col, parse_dates, converters "
-                                  "or a dtype per column is not supported: read with header=[...] alone and "
-                                  "set them on the frame afterwards")
-    return options, steps
+    return list(text)
 
 
 def _without_converted(dtype: Any, converters: Mapping[Union[int, str], Any]) -> Any:
     """``dtype`` less the columns a converter reads: pandas uses only the converter
-    there, with its ``ParserWarning`` (a single dtype for every column: warned, kept).
+    there, with its ``ParserWarning`` (one dtype for every column: warned, kept, and the
+    converter's column read apart: :func:`_typed_columns`).
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True):
