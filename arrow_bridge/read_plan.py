@@ -176,6 +176,8 @@ def _own_nulls(opts: CsvOptions, name: str, index: int) -> Optional[tuple[str, .
     spellings = opts.column_null_values
     if not spellings or index < 0:
         return None
+    if spellings.get(name) == () or spellings.get(index) == ():  # raw text (a converter's): none, by either key
+        return ()
     own = [*spellings.get(name, ()), *spellings.get(index, ())]
     return tuple(dict.fromkeys(own)) if name in spellings or index in spellings else None
 

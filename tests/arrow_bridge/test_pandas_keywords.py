@@ -63,6 +63,7 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
     "na_filter=False": (b"a,b\nNA,\nx,1\n", dict(converters={"a": lambda s: s}, na_filter=False)),
     "keep_default_na=False": (b"a,b\nNA,\nx,1\n", dict(converters={"a": lambda s: s}, keep_default_na=False)),
     "the column's own na_values": (b"a,b\nNA,\n-,1\n", dict(converters={"a": lambda s: s}, na_values={"a": ["-"]})),
+    "na_values by position": (b"a,b\nx,1\n-,2\n", dict(converters={"a": len}, na_values={0: ["-", "x"]})),
     "a number for the empty text": (b"a,b\n1,\n2,y\n,z\n", dict(converters={"a": lambda s: int(s) if s else -1})),
     "by position": (b"a,b\n1,\n2,y\n,z\n", dict(converters={0: lambda s: s + "!"})),
 }
