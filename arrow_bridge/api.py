@@ -16,7 +16,8 @@ from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.options import CALLABLE_USECOLS, CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
 from arrow_bridge.pandas_frame import (FrameSteps, arrow_keywords, name_positions, numbered_columns,
-                                       positions_named, selected_names, shape, split_keywords, with_pandas_dtypes)
+                                       objects_by_position, positions_named, selected_names, shape, split_keywords,
+                                       with_pandas_dtypes)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
 from arrow_bridge.progress import ProgressBar
@@ -496,9 +497,14 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
                  options: dict[str, Any]) -> "pd.DataFrame | DataFrameChunks":
     options.setdefault("semantics", "pandas")
     numbered = "header" in options and options["header"] is None and options.get("names") is None
+    by_position: tuple[str, ...] = ()
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
-        options = name_positions(options, *_header_names(source, options))
+        names, made_up = _header_names(source, options)
+        by_position = () if numbered else objects_by_position(options.get("dtype"), names)
+        options = name_positions(options, names, made_up)
     options, steps = split_keywords(options)
+    steps.objects_by_position = by_position
+    steps.object_columns = tuple(key for key in steps.object_columns if key not in by_position)
     if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
         names, made_up = _header_names(source, options)
         made_up_names = {*made_up.index, *made_up.trailing}

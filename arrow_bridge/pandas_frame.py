@@ -70,6 +70,8 @@ class FrameSteps:
     dtype_fallbacks: dict[str, "Fallback"] = field(default_factory=dict)
     # the columns the dtype keyword makes ``object`` (key None: every column), converters' too: objects at the end
     object_columns: tuple[Union[int, str, None], ...] = ()
+    # object asked by position (not a name): read so, then typed by its values at the end (str where text)
+    objects_by_position: tuple[str, ...] = ()
     # the names a dtype dict gives an entry (less converters' columns), which type their repeats (a.1 for a)
     dtype_names: tuple[str, ...] = ()
     # one dtype of object for every column: the index columns it leaves out (pandas infers an index)
@@ -403,6 +405,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for key in dates:  # from the text (read as such, unless a dtype is given), as pandas parses it
             name = _name(frame, key)
             frame[name] = _dates_or_text(frame[name], steps, _dtype_given(steps, name))
+    for name in steps.objects_by_position:  # pandas' last step looks dtypes up by name: these it infers
+        if name in frame.columns:
+            frame[name] = pd.Series(frame[name].to_numpy(dtype=object), index=frame.index, name=name)
     for key in _all_but(frame, steps.index_inferred) if None in steps.object_columns else steps.object_columns:
         if _has_column(frame, key):  # pandas' last step: whatever a converter or the dates made, objects
             frame[_name(frame, key)] = frame[_name(frame, key)].astype(object)
@@ -848,6 +853,21 @@ def positions_named(options: Mapping[str, Any]) -> bool:
     keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {}),
             *(dtype if isinstance(dtype, Mapping) else ())]
     return any(isinstance(key, int) for key in keys)
+
+
+def objects_by_position(dtype: Any, names: Sequence[str]) -> tuple[str, ...]:
+    """The columns a ``dtype`` dict makes ``object`` by position only: pandas reads
+    them so, but its last step, which looks dtypes up by name, then types them by
+    their values (``str`` for text).
+
+    >>> objects_by_position({1: object, 0: "int64"}, ["a", "b"]), objects_by_position({1: object, "b": object}, ["a", "b"])
+    (('b',), ())
+    """
+    if not isinstance(dtype, Mapping):
+        return ()
+    kinds = _pandas_dtypes(dtype)
+    return tuple(names[key] for key, kind in kinds.items() if isinstance(key, int) and 0 <= key < len(names)
+                 and kind == object and names[key] not in dtype)
 
 
 def name_positions(options: dict[str, Any], names: Sequence[str],

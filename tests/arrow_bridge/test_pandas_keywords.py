@@ -177,6 +177,23 @@ def test_a_usecols_callable_gets_column_numbers_with_header_none(keywords, liste
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), header=None, **listed), check_exact=True)
 
 
+OBJECT_BY_POSITION = {  # pandas reads object by position, but its last step types the column by its values
+    "text: str": (b"a,b\n1,2\n", dict(dtype={1: "object"})),
+    "a name's object stays": (b"a,b\n1,2\n", dict(dtype={1: object, "a": object})),
+    "no value: object": (b"a,b\nx,\n", dict(dtype={1: "object"})),
+    "named too: object": (b"a,b\n1,2\n", dict(dtype={1: "object", "b": "object"})),
+    "header=None labels are names": (b"a,b\n1,2\n", dict(dtype={1: "object"}, header=None)),
+    "dates": (b"a,b\n1,2020-01-01\n", dict(dtype={1: "object"}, parse_dates=["b"])),
+}
+
+
+@pytest.mark.parametrize("case", list(OBJECT_BY_POSITION))
+def test_object_by_position_as_in_pandas(case):
+    data, keywords = OBJECT_BY_POSITION[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     keywords = dict(converters={"zz": str, 5: str, "a": str})
     got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
