@@ -497,6 +497,12 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
                  options: dict[str, Any]) -> "pd.DataFrame | DataFrameChunks":
     options.setdefault("semantics", "pandas")
     numbered = "header" in options and options["header"] is None and options.get("names") is None
+    if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
+        names, made_up = _header_names(source, options)
+        made_up_names = {*made_up.index, *made_up.trailing}
+        options["usecols"] = selected_names(options["usecols"], [name for name in names if name not in made_up_names],
+                                            numbered)
+        options["columns_keyword"] = CALLABLE_USECOLS
     by_position: tuple[str, ...] = ()
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
         names, made_up = _header_names(source, options)
@@ -505,12 +511,6 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
     options, steps = split_keywords(options)
     steps.objects_by_position = by_position
     steps.object_columns = tuple(key for key in steps.object_columns if key not in by_position)
-    if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
-        names, made_up = _header_names(source, options)
-        made_up_names = {*made_up.index, *made_up.trailing}
-        options["usecols"] = selected_names(options["usecols"], [name for name in names if name not in made_up_names],
-                                            numbered)
-        options["columns_keyword"] = CALLABLE_USECOLS
     def to_frame(table: pa.Table) -> "pd.DataFrame":
         return with_pandas_dtypes(to_pandas(table, dtype_backend), table, steps.pandas_dtypes)
 

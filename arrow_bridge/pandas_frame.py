@@ -876,7 +876,8 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
     replaced by the header's names (with ``header=None``, the reader's ``f0, f1,
     ...``: pandas' labels there are the columns' numbers in the file). As in
     pandas, converters and dtypes count an implicit index's fields, ``parse_dates``
-    only the names (``made_up``: the columns the implicit index made up).
+    only the names (``made_up``: the columns the implicit index made up), and of
+    those only the ones a ``usecols`` list keeps.
 
     >>> name_positions({"parse_dates": [1], "converters": {0: str}, "dtype": {1: "category"}}, ["a", "b"])
     {'parse_dates': ['b'], 'converters': {'a': <class 'str'>}, 'dtype': {'b': 'category'}}
@@ -891,6 +892,9 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
             0 <= key < len(names) and names[key] not in dtype)}
     if isinstance(options.get("parse_dates"), (list, tuple)):
         header = [name for name in names if name not in made_up.index]
+        kept = options.get("usecols")
+        if isinstance(kept, (list, tuple)):  # pandas counts parse_dates positions among the columns kept
+            header = [name for i, name in enumerate(names) if name in header and (name in kept or i in kept)]
         options["parse_dates"] = [*(named(key, header) for key in options["parse_dates"]),
                                   # pandas: a position is also the index level read from that field
                                   *(names[key] for key in options["parse_dates"]

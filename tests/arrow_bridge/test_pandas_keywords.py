@@ -194,6 +194,17 @@ def test_object_by_position_as_in_pandas(case):
     pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
 
 
+@pytest.mark.parametrize("data, keywords", [
+    (b"a,b\n1,2015-01-01\n", dict(usecols=["b"], parse_dates=[0])),
+    (b"a,b,c\n2015-01-01,x,2016-01-01\n", dict(usecols=[2, 0], parse_dates=[1])),
+    (b"a,b,c\n2015-01-01,x,2016-01-01\n", dict(usecols=["c", "a"], parse_dates=[1, "a"])),
+    (b",b,c\n,1987-01-28 01:17:08,x\n", dict(usecols=lambda name: name in ("b", "c"), parse_dates=[0])),
+], ids=["names", "positions", "a name too", "callable"])
+def test_parse_dates_positions_count_the_columns_usecols_keeps(data, keywords):
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
     keywords = dict(converters={"zz": str, 5: str, "a": str})
     got = arrow_bridge.read_pandas(io.BytesIO(b"a,b\n1,2\n"), dtype_backend="numpy", **keywords)
