@@ -97,7 +97,7 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         raise ValueError("The value of index_col couldn't be 'True'")  # pandas' words
     options.setdefault("implicit_index", _implicit_index_rule(steps.index_col))
     if options.get("skipfooter") and _reader_parses_raw_bytes(options):
-        if options.get("nrows") is not None:
+        if options.get("nrows"):  # (nrows=0 reads no row: pandas allows it)
             raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
     text = _typed_columns(options, steps)
@@ -204,7 +204,7 @@ header_rows=(), skipfooter=0, delimiter=';', quotechar='"', escapechar=None, dou
     given = {key: options.pop(key) for key in LINE_KEYWORDS if key in options}
     given = {key: value for key, value in given.items()
              if value is not None and value is not False and (key != "skipfooter" or value != 0)}
-    if "skipfooter" in given and options.get("nrows") is not None:
+    if "skipfooter" in given and options.get("nrows"):  # (nrows=0 reads no row: pandas allows it)
         raise ValueError("'skipfooter' not supported with 'nrows'")  # pandas' words
     header = _header_keyword(options)
     stays = _reader_parses_raw_bytes(options)

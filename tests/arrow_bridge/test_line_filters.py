@@ -360,6 +360,10 @@ def test_skipfooter_with_nrows_is_refused_as_pandas_refuses_it():
     for keywords in (dict(), dict(sep=None)):
         with pytest.raises(ValueError, match="'skipfooter' not supported with 'nrows'"):
             arrow_bridge.read_pandas(io.BytesIO(b"a\n1\n2\n"), skipfooter=1, nrows=1, **keywords)
+        none = dict(skipfooter=1, nrows=0)  # no row read: pandas allows it
+        expected = pd.read_csv(io.BytesIO(b"a\n1\n2\n"), engine="python", **none)
+        got = arrow_bridge.read_pandas(io.BytesIO(b"a\n1\n2\n"), dtype_backend="numpy", **none, **keywords)
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
 def test_skipfooter_needs_a_source_it_can_read_twice():
