@@ -497,15 +497,15 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
                  options: dict[str, Any]) -> "pd.DataFrame | DataFrameChunks":
     options.setdefault("semantics", "pandas")
     numbered = "header" in options and options["header"] is None and options.get("names") is None
+    by_position: tuple[str, ...] = ()
+    if callable(options.get("usecols")) or positions_named(options):
+        names, made_up = _header_names(source, options)  # (read without usecols: once serves both)
     if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
-        names, made_up = _header_names(source, options)
         made_up_names = {*made_up.index, *made_up.trailing}
         options["usecols"] = selected_names(options["usecols"], [name for name in names if name not in made_up_names],
                                             numbered)
         options["columns_keyword"] = CALLABLE_USECOLS
-    by_position: tuple[str, ...] = ()
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
-        names, made_up = _header_names(source, options)
         by_position = () if numbered else objects_by_position(options.get("dtype"), names)
         options = name_positions(options, names, made_up)
     options, steps = split_keywords(options)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import pyarrow as pa
 
@@ -118,16 +118,15 @@ class ImplicitColumns:
         made = json.loads(found)
         return cls(tuple(made["index"]), tuple(made["trailing"]), tuple(map(tuple, made.get("renamed", ()))))
 
-    def with_repeats(self, keyed: Mapping[Any, Any]) -> dict[Any, Any]:
-        """``keyed`` (a ``dtype`` dict) with each entry for a repeated header field
-        given to the names pandas made up for its repeats too, unless they have
-        their own, as pandas types them.
+    def repeats_of(self, keyed: Mapping[Any, Any], own: Collection[Any]) -> dict[Any, Any]:
+        """The entries ``keyed`` (a ``dtype`` dict) gives the names pandas made up for
+        a repeated header field's repeats: the field's, where the repeat has no
+        entry of its own (``own``: the names the user's dict gives one), as pandas types them.
 
-        >>> ImplicitColumns(renamed=(("a.1", "a"),)).with_repeats({"a": "Int8"})
-        {'a': 'Int8', 'a.1': 'Int8'}
+        >>> ImplicitColumns(renamed=(("a.1", "a"), ("b.1", "b"))).repeats_of({"a": "Int8", "b": "str"}, ["b.1"])
+        {'a.1': 'Int8'}
         """
-        extra = {name: keyed[field] for name, field in self.renamed if field in keyed and name not in keyed}
-        return {**keyed, **extra} if extra else dict(keyed)
+        return {name: keyed[field] for name, field in self.renamed if field in keyed and name not in own}
 
 
 def implicit_index(names: Sequence[str], fields: int, rule: Any) -> tuple[list[str], ImplicitColumns]:

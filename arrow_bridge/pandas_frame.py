@@ -458,13 +458,12 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
     the field's dtype or category, as the reader gave them its type
     (:attr:`~arrow_bridge.options.CsvOptions.repeats_typed`), unless the ``dtype``
     dict has an entry of their own; pandas' last step, ``object``, is the field's alone."""
-    repeats = [(name, repeated) for name, repeated in made_up.renamed if name not in steps.dtype_names]
-    for name, repeated in repeats:
-        if steps.pandas_dtypes.get(repeated, object) != object:  # (object: text, as the reader read it)
-            steps.pandas_dtypes = {**steps.pandas_dtypes, name: steps.pandas_dtypes[repeated]}
-        if steps.categories is not True and repeated in steps.category_dtypes:
-            steps.category_dtypes = {**steps.category_dtypes, name: steps.category_dtypes[repeated]}
-            steps.categories = (*steps.categories, name)
+    typed = {key: kind for key, kind in steps.pandas_dtypes.items() if kind != object}  # (object: text, as read)
+    steps.pandas_dtypes = {**steps.pandas_dtypes, **made_up.repeats_of(typed, steps.dtype_names)}
+    if steps.categories is not True:
+        categories = made_up.repeats_of(steps.category_dtypes, steps.dtype_names)
+        steps.category_dtypes = {**steps.category_dtypes, **categories}
+        steps.categories = (*steps.categories, *categories)
 
 
 def _index_level(values: "pd.Series", python_ints: bool) -> "pd.Series":
@@ -945,10 +944,9 @@ def _dates_or_text(values: Any, steps: FrameSteps, given: Any = None) -> Any:
         return values.astype(object) if given is None else values
     texts = values if _is_text(values.dtype) else _as_text(values)
     try:
-        dates = pd.to_datetime(texts, format=steps.date_format, dayfirst=steps.dayfirst)
+        return pd.to_datetime(texts, format=steps.date_format, dayfirst=steps.dayfirst)
     except (ValueError, TypeError, OverflowError):  # pandas' parse errors are ValueErrors
-        dates = texts if given is None or texts is not values else _as_text(values)  # given a dtype: str, as pandas
-    return dates
+        return texts if given is None else texts.astype("str")  # given a dtype: pandas' str
 
 
 def _is_text(dtype: Any) -> bool:

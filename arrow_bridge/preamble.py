@@ -57,7 +57,8 @@ class Preamble:
             return opts
         if self.made_up.renamed and opts.repeats_typed:  # a repeated header field's dtype types its repeats
             typed = {key: kind for key, kind in opts.column_types.items() if key in opts.repeats_typed}
-            opts = dataclasses.replace(opts, column_types={**self.made_up.with_repeats(typed), **opts.column_types})
+            repeats = self.made_up.repeats_of(typed, opts.repeats_typed)
+            opts = dataclasses.replace(opts, column_types={**repeats, **opts.column_types})
         levels = self.made_up.index
         include = opts.include_columns
         asked = [key for key in include or () if key in {*levels, *self.made_up.trailing}]

@@ -69,6 +69,12 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
 }
 
 
+def _reads_as_pandas(data: bytes, **keywords) -> None:
+    """read_pandas (NumPy dtypes) gives pandas.read_csv's frame for ``data``, exactly."""
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+
+
 PARSE_DATES_LEFT_AS_TEXT = {  # pandas.read_csv leaves a column to_datetime cannot parse as its text
     "a signed number": (b"a\n+7726153\n", dict(parse_dates=["a"])),
     "one value of two": (b"a\n2020-01-01\nzz\n", dict(parse_dates=["a"])),
@@ -83,8 +89,7 @@ PARSE_DATES_LEFT_AS_TEXT = {  # pandas.read_csv leaves a column to_datetime cann
 @pytest.mark.parametrize("case", list(PARSE_DATES_LEFT_AS_TEXT))
 def test_parse_dates_leaves_what_it_cannot_parse_as_text(case):
     data, keywords = PARSE_DATES_LEFT_AS_TEXT[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 PARSE_DATES_WITH_A_DTYPE = {  # pandas reads the dtype, then parses the text of its values
@@ -109,8 +114,7 @@ PARSE_DATES_WITH_A_DTYPE = {  # pandas reads the dtype, then parses the text of 
 @pytest.mark.parametrize("case", list(PARSE_DATES_WITH_A_DTYPE))
 def test_parse_dates_reads_a_columns_dtype_first_as_pandas(case):
     data, dtype = PARSE_DATES_WITH_A_DTYPE[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", dtype=dtype, parse_dates=["a"])
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), dtype=dtype, parse_dates=["a"]), check_exact=True)
+    _reads_as_pandas(data, dtype=dtype, parse_dates=["a"])
 
 
 def test_parse_dates_with_an_extension_dtype_raises_as_pandas():
@@ -161,8 +165,7 @@ ONE_DTYPE_AND_THE_INDEX = {  # one dtype for every column: pandas infers the ind
 @pytest.mark.parametrize("case", list(ONE_DTYPE_AND_THE_INDEX))
 def test_one_dtype_for_every_column_and_the_index_as_in_pandas(case):
     data, keywords = b"a,b,c\n2020-01-01,1,x\n2020-01-02,2,y\n", ONE_DTYPE_AND_THE_INDEX[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 @pytest.mark.parametrize("keywords, listed", [
@@ -190,8 +193,7 @@ OBJECT_BY_POSITION = {  # pandas reads object by position, but its last step typ
 @pytest.mark.parametrize("case", list(OBJECT_BY_POSITION))
 def test_object_by_position_as_in_pandas(case):
     data, keywords = OBJECT_BY_POSITION[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 @pytest.mark.parametrize("data, keywords", [
@@ -201,8 +203,7 @@ def test_object_by_position_as_in_pandas(case):
     (b",b,c\n,1987-01-28 01:17:08,x\n", dict(usecols=lambda name: name in ("b", "c"), parse_dates=[0])),
 ], ids=["names", "positions", "a name too", "callable"])
 def test_parse_dates_positions_count_the_columns_usecols_keeps(data, keywords):
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 def test_converters_for_columns_the_file_lacks_are_ignored_as_in_pandas():
@@ -236,8 +237,7 @@ def test_a_converter_wins_over_a_dtype_with_pandas_warning(keywords):
 @pytest.mark.parametrize("case", list(CONVERTER_CASES))
 def test_converters_get_the_text_as_pandas_hands_it(case):
     data, keywords = CONVERTER_CASES[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 @pytest.mark.parametrize("dtype_backend", ["numpy", "numpy_nullable", "pyarrow"])
@@ -260,8 +260,7 @@ def test_dtype_category_for_every_column(dtype_backend):
 ], ids=["category by position", "category, no rows", "thousands, no rows", "thousands, all null",
         "category by label 2", "category by label 1", "category, missing columns"])
 def test_dtype_keywords_on_columns_without_values(data, keywords):
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 @pytest.mark.parametrize("data, keywords", [
@@ -276,8 +275,7 @@ def test_dtype_keywords_on_columns_without_values(data, keywords):
 ], ids=["not read", "after usecols", "name first", "boolean, not read", "after the index", "implicit index",
         "missing", "negative category"])
 def test_dtype_positions_are_the_files_columns(data, keywords):
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 DTYPE_FALLBACKS = {  # pandas infers a column whose values its dtype refused, then casts where it is exact
@@ -309,8 +307,7 @@ DTYPE_FALLBACK_ERRORS = {  # and raises where the cast is not exact, as pandas r
 @pytest.mark.parametrize("case", list(DTYPE_FALLBACKS))
 def test_a_dtype_that_refuses_a_value_falls_back_as_in_pandas(case):
     data, keywords = DTYPE_FALLBACKS[case]
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    _reads_as_pandas(data, **keywords)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")  # pandas' own cast of NaN
