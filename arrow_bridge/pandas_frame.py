@@ -440,10 +440,11 @@ def _index_keys(index_col: Any, usecols: Any) -> tuple[Union[int, str], ...]:
     """The columns ``index_col`` names, as the reader keys them: names, and
     positions in the file (not where ``usecols`` makes them positions among its columns).
 
-    >>> _index_keys(["b", 0], None), _index_keys(0, ["a", "b"]), _index_keys(False, None)
-    (('b', 0), (), ())
+    >>> _index_keys(["b", 0], None), _index_keys(0, ["a", "b"]), _index_keys(False, None), _index_keys(0, None)
+    (('b', 0), (), (), (0,))
     """
-    keys = index_col if isinstance(index_col, (list, tuple)) else [] if index_col in (None, False) else [index_col]
+    keys = index_col if isinstance(index_col, (list, tuple)) else [] if index_col is None or index_col is False \
+        else [index_col]  # (not ``in (None, False)``: 0 == False)
     return tuple(key for key in keys if isinstance(key, str) or usecols is None)
 
 

@@ -151,6 +151,7 @@ def test_a_dtype_types_a_repeated_header_fields_repeats_as_in_pandas(case):
 ONE_DTYPE_AND_THE_INDEX = {  # one dtype for every column: pandas infers the index under object, else applies it
     "object, by name": dict(dtype="object", index_col="b"),
     "object, by position": dict(dtype=object, index_col=1),
+    "object, the first position": dict(dtype="object", index_col=0),
     "object, two levels": dict(dtype="object", index_col=["b", "a"]),
     "object with dates": dict(dtype="object", parse_dates=["a"], index_col="b"),
     "object with a converter on the index": dict(dtype="object", index_col="b", converters={"b": len}),
