@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence, Union
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -537,11 +537,18 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
     """``read_csv``, read again where a value did not parse as the numeric or boolean
     dtype asked of its column: the column is then inferred (or, for an extension dtype,
     text) and ``steps`` cast it as pandas does (:mod:`arrow_bridge.dtype_fallback`). A
-    source that cannot be read twice keeps the error."""
+    source that cannot be read twice keeps the error. Read again too where pandas keeps
+    a column's text as written (:func:`_as_written`); once only is that left as read."""
     start = source.tell() if hasattr(source, "read") and _readable_twice(source) else None
     while True:
         try:
-            return read_csv(source, **options)
+            table = read_csv(source, **options)
+            as_written = python_ints.named(table.schema, python_ints.AS_WRITTEN_KEY)
+            if not as_written or not _readable_twice(source):
+                return table
+            if start is not None:
+                source.seek(start)
+            return read_csv(source, **_as_written(options, as_written))
         except errors.CsvParseError as error:
             name = error.column
             wanted = None if name is None else dtype_fallback.dtype_asked(options.get("dtype"), name)
@@ -558,6 +565,19 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
             steps.pandas_dtypes = {key: kind for key, kind in {**every, **given}.items() if key not in (None, name)}
             if not as_text:  # (text: parse_dates reads it)
                 steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
+
+
+def _as_written(options: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """``options`` reading the columns ``names`` as text as written, NA spellings and empty
+    fields too: where pandas gave up on numbers past int64 (:mod:`arrow_bridge.python_ints`).
+
+    >>> _as_written({"dtype": "int8"}, ["a"])
+    {'dtype': {None: 'int8', 'a': 'string'}, 'raw_text_columns': ['a']}
+    """
+    dtype = options.get("dtype")
+    text = dict.fromkeys(names, "string")
+    dtype = text if dtype is None else {**dtype, **text} if isinstance(dtype, Mapping) else {None: dtype, **text}
+    return {**options, "dtype": dtype, "raw_text_columns": [*options.get("raw_text_columns", ()), *names]}
 
 
 def _restarts(source: Source, options: dict[str, Any]) -> Callable[[tuple[str, ...]], Stream] | None:
@@ -629,7 +649,7 @@ def to_pandas(table: pa.Table, dtype_backend: str = "pyarrow") -> "pd.DataFrame"
             table = table.set_column(j, table.field(j).with_type(nulls_as), column.cast(nulls_as))
     if dtype_backend == "numpy":
         return _python_ints(_missing_bools_as_nan(table.to_pandas(), table), table)
-    return table.to_pandas(types_mapper={
+    return _python_ints_as_text(table).to_pandas(types_mapper={
         pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
         pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
         pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
@@ -647,6 +667,16 @@ def _python_ints(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":
         values = python_ints.as_python_ints(table.column(j).to_pylist())
         frame.isetitem(j, pd.Series(values, index=frame.index, dtype=object, name=frame.columns[j]))
     return frame
+
+
+def _python_ints_as_text(table: pa.Table) -> pa.Table:
+    """pandas' nullable dtypes hold the text of the Python ints it made (:mod:`arrow_bridge.python_ints`),
+    not the text as written: ``+007`` is ``'7'``."""
+    for name in python_ints.named(table.schema):
+        j = table.column_names.index(name)
+        texts = [None if text is None else str(int(text)) for text in table.column(j).to_pylist()]
+        table = table.set_column(j, table.field(j), pa.array(texts, pa.string()))
+    return table
 
 
 def _missing_bools_as_nan(frame: "pd.DataFrame", table: pa.Table) -> "pd.DataFrame":

@@ -57,7 +57,7 @@ from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.numbers.parse_dates import parse_timestamp, to_unit
 from arrow_bridge.options import CsvOptions, is_iso8601
-from arrow_bridge.python_ints import marked, python_int_columns
+from arrow_bridge.python_ints import AS_WRITTEN_KEY, marked, pandas_outcome, uint64_conflict
 
 
 class PlannedColumn(Protocol):
@@ -277,8 +277,57 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
         elif plan.finish is not None and plan.finish.decides_type:
             column = _one_chunk(column)  # text whose type the finish infers: one pass
         arrays.append(plan.finish.apply(column, plan) if plan.finish is not None else column)
-    finished = pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata)
-    return finished.replace_schema_metadata(marked(finished.schema, python_int_columns(finished, columns)).metadata)
+    return settle_past_int64(pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata),
+                             columns, inferring)
+
+
+def settle_past_int64(table: pa.Table, columns: Sequence[PlannedColumn], inferring: InferringConverter) -> pa.Table:
+    """``table`` (a read's under pandas' semantics, one column per shown plan in ``columns``)
+    with each column of text whose type its values decide settled as pandas' C parser
+    settles an integer past int64 there (:mod:`~arrow_bridge.python_ints`): floats, or
+    text named in the schema metadata as Python ints. Where pandas keeps the text as
+    written, NA spellings and empty fields too, the metadata names the column
+    (``read_pandas`` reads it again so). ``table`` itself where none is.
+
+    >>> from arrow_bridge.read_plan import ColumnPlan
+    >>> inferring = InferringConverter(ValueRules.from_options(CsvOptions(semantics="pandas")))
+    >>> plan = ColumnPlan("a", 0, None)
+    >>> settle_past_int64(pa.table({"a": ["1.5", "18446744073709551616"]}), [plan], inferring).column("a").to_pylist()
+    [1.5, 1.8446744073709552e+19]
+    """
+    shown = [plan for plan in columns if not plan.hidden]
+    python_ints, as_written = [], []
+    for j, (plan, column) in enumerate(zip(shown, table.columns)):
+        if not plan.typed_by_values:
+            continue
+        outcome, settled = settled_text(column, inferring)
+        if settled is not column:
+            table = table.set_column(j, table.field(j).with_type(settled.type), settled)
+        python_ints += [table.column_names[j]] if outcome == "python ints" else []
+        if (outcome == "text as written" and column.null_count) or uint64_conflict(column):
+            as_written.append(table.column_names[j])
+    if not python_ints and not as_written:
+        return table
+    return table.replace_schema_metadata(marked(marked(table.schema, python_ints), as_written, AS_WRITTEN_KEY).metadata)
+
+
+def settled_text(column: pa.ChunkedArray, inferring: InferringConverter
+                 ) -> tuple[Optional[str], pa.ChunkedArray]:
+    """``(outcome, column)``: what pandas makes of ``column`` (text whose type its values
+    decide: :func:`~arrow_bridge.python_ints.pandas_outcome`), and the column as floats
+    where that is floats and every value reads as one, else ``column`` itself."""
+    import pyarrow.compute as pc
+
+    outcome = pandas_outcome(column)
+    if outcome != "floats":
+        return outcome, column
+    text = _one_chunk(column).chunk(0)
+    values = inferring.floats(_text_span(text.drop_null()))
+    if values is None:
+        return None, column
+    if text.null_count:
+        values = pc.replace_with_mask(pa.nulls(len(text), pa.float64()), text.is_valid(), values)
+    return outcome, pa.chunked_array([values])
 
 
 def _narrowed(column: pa.ChunkedArray) -> pa.ChunkedArray:

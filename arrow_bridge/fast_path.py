@@ -280,7 +280,7 @@ class FastPlanCache:
                 typed = [(c.index, c.type if c.type is not None else INFERENCE_LADDER[rungs[j]])
                          for j, c in enumerate(read.columns) if c.index >= 0]
                 raw_text = frozenset(c.index for c in read.columns if c.raw_text)
-                inferred = frozenset(c.index for c in read.columns if c.type_from_values)
+                inferred = frozenset(c.index for c in read.columns if c.converted_as_inferred)
                 self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect,
                                                     self._bounds(typed), raw_text, inferred)
             return self._plans[rungs]

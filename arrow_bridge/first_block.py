@@ -51,7 +51,7 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
         finish=c.finish.for_stream() if c.finish is not None and read.opts.chunk_typed_columns is None
         else c.finish)
         for j, c in enumerate(read.columns)]
-    converters = [converter_for(c.type, c.kernel_rules(read.rules), inferring=c.first_block) for c in columns]
+    converters = [converter_for(c.type, c.kernel_rules(read.rules), inferring=c.converted_as_inferred) for c in columns]
     return dataclasses.replace(read, columns=columns, converters=converters)
 
 

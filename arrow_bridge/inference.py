@@ -7,6 +7,8 @@ all spans accept. That equals inferring over the whole file at once.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pyarrow as pa
 
@@ -87,6 +89,12 @@ class InferringConverter:
             if array is not None:
                 return k, array
         raise AssertionError("binary accepts every value")  # pragma: no cover
+
+    def floats(self, span: TokenizedSpan) -> Optional[pa.Array]:
+        """The span's one column as float64, integers past int64 taken (where pandas'
+        float try is reached: :mod:`~arrow_bridge.python_ints`); None where a value is
+        no float."""
+        return converter_for(pa.float64(), self._rules)(span, 0)[0]
 
     def convert_exactly(self, span: TokenizedSpan, col: int, rung: int) -> Result:
         return self._converters[rung](span, col)

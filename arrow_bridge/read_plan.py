@@ -72,13 +72,14 @@ class ColumnPlan:
     @property
     def typed_by_values(self) -> bool:
         """Whether the values decide its type: inferred, from a stream's first block, or by its finish."""
-        return self.type_from_values or (self.finish is not None and self.finish.decides_type)
+        return self.inferred or self.first_block or (self.finish is not None and self.finish.decides_type)
 
     @property
-    def type_from_values(self) -> bool:
-        """Whether its type is (or was, for a stream's first block) inferred from the file's
-        values: the kernels then convert it as inference does (:func:`conversion_spec`)."""
-        return self.inferred or self.first_block
+    def converted_as_inferred(self) -> bool:
+        """Whether the kernels convert it as inference does (:func:`conversion_spec`): inferred,
+        or typed by a stream's first block. Not a float typed so: pandas' float try was reached
+        in the first block, and takes a later integer past int64 (:mod:`arrow_bridge.python_ints`)."""
+        return self.inferred or (self.first_block and not pa.types.is_floating(self.type))
 
     @property
     def raw_text(self) -> bool:

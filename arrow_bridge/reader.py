@@ -34,14 +34,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, U
 
 import pyarrow as pa
 
-from arrow_bridge import python_ints, startup
+from arrow_bridge import startup
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
-from arrow_bridge.column_finish import finish_chunk
+from arrow_bridge.column_finish import finish_chunk, settle_past_int64, settled_text
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
 from arrow_bridge.executors.base import SpanPlan, SpanSink
 from arrow_bridge.executors.device_buffers import object_bytes
 from arrow_bridge.first_block import FixedTypeErrors, fix_types
+from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.preamble import Preamble, read_preamble
@@ -128,9 +129,9 @@ class CsvReader:
             return self._aggregated(results)
         self.budget.assemble(assembly_bytes(results, self.plan.columns))
         table = assemble(results, self.plan.columns, self.opts.nrows, self._table_filter)
-        schema = self._marked(table.schema)
         if self.opts.semantics == "pandas":
-            schema = python_ints.marked(schema, python_ints.python_int_columns(table, self.plan.columns))
+            table = settle_past_int64(table, self.plan.columns, self.plan.inferring)
+        schema = self._marked(table.schema)
         return table if schema.metadata == table.schema.metadata else table.replace_schema_metadata(schema.metadata)
 
     def _aggregated(self, results: list[SpanResult]) -> pa.Table:
@@ -435,6 +436,8 @@ class CsvReader:
         """Makes the types ``result`` inferred explicit for the rest of the read
         (no other span is in flight: none was handed out before this one's check)."""
         inferred = [j for j, column in enumerate(self.plan.columns) if column.inferred]
+        if self.opts.semantics == "pandas":
+            self._settle_first_block(result, inferred)
         self.plan = fix_types(self.plan, result.rungs)
         for executor in self._executors:
             executor.close()
@@ -442,6 +445,16 @@ class CsvReader:
         self.types = TypeState(self.plan)
         self.types.learn(result)  # its density sizes the next spans' outputs
         self.errors = FixedTypeErrors(self.plan, inferred)
+
+    def _settle_first_block(self, result: SpanResult, inferred: Sequence[int]) -> None:
+        """The first block's text columns as floats where pandas reads floats there (an
+        integer past int64 after a float: :func:`settle_past_int64`); the stream's type then."""
+        text, floats = INFERENCE_LADDER.index(pa.string()), INFERENCE_LADDER.index(pa.float64())
+        for j in inferred:
+            if result.rungs[j] == text:
+                outcome, settled = settled_text(pa.chunked_array([result.columns[j]]), self.plan.inferring)
+                if outcome == "floats":
+                    result.columns[j], result.rungs[j] = settled.chunk(0), floats
 
     @property
     def _table_filter(self) -> Optional["RowFilter"]:

@@ -98,7 +98,7 @@ def pack_plan(read: ReadPlan) -> np.ndarray:
     writer = _PlanWriter()
     planned = [word for c in read.columns for word in word_list(
         PLANNED_COLUMN, file_column=c.index, explicit=int(c.type is not None),
-        conversion=conversion_words(conversion_spec(c.type, rules, inferring=c.first_block), c.kernel_rules(rules))
+        conversion=conversion_words(conversion_spec(c.type, rules, inferring=c.converted_as_inferred), c.kernel_rules(rules))
         if c.type is not None
         else [0] * CONVERSION.size)]
     ladder = [word for t in inference_ladder(rules)

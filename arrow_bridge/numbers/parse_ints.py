@@ -184,19 +184,27 @@ _INT64_DIGITS = np.frombuffer(b"922337203685477580", np.uint8).copy()
 
 @njit(nogil=True, cache=True)
 def integer_text_past_int64(src, start, end):
-    """Whether ``src[start:end]`` is an integer's text (``[+-]?digits``) whose value
-    int64 cannot hold. pandas' semantics infer no float from one: pandas keeps such a
-    column as text, or as Python ints, never as rounded floats.
+    """Whether ``src[start:end]`` is an integer's text (spaces, then ``[+-]?digits``)
+    whose value int64 cannot hold: pandas' int64 parser overflows on it. pandas'
+    semantics infer no float from one while inferring: whether pandas makes floats,
+    Python ints or text of the column depends on the other values' order
+    (``arrow_bridge.python_ints``).
 
     >>> past = lambda text: integer_text_past_int64(np.frombuffer(text, np.uint8), 0, len(text))
     >>> past(b"9223372036854775807"), past(b"9223372036854775808"), past(b"-9223372036854775808")
     (False, True, False)
     >>> past(b"-9223372036854775809"), past(b"+00000000000000000001"), past(b"92233720368547758080.5")
     (True, False, False)
+    >>> past(b" 9223372036854775808"), past(b"9223372036854775808 ")  # past its digits, pandas sees no integer
+    (True, False)
     """
     if end - start < 19:
         return False
     i = start
+    while i < end and (src[i] == 32 or 9 <= src[i] <= 13):  # C's isspace, as pandas' parser skips
+        i += 1
+    if i == end:
+        return False
     negative = src[i] == 45
     if src[i] == 45 or src[i] == 43:
         i += 1

@@ -693,6 +693,9 @@ PANDAS_FAMILIES = {
     # pandas reads "+5" as an int and "0x1f" as text; pyarrow the other way round
     "signed int": lambda rng: rng.choice(["+", "-", "", " +"]) + str(rng.randrange(10**6)),
     "hex or int": lambda rng: rng.choice([str(rng.randrange(100)), f"0x{rng.randrange(256):x}"]),
+    # pandas' order-dependent reading of integers past int64 beside floats (arrow_bridge.python_ints)
+    "past int64 or float": lambda rng: rng.choice([str(rng.randrange(2**63, 2**65)), str(-rng.randrange(2**63 + 1, 2**64)),
+                                                    f"{rng.randrange(-10**5, 10**5) / 8}", str(rng.randrange(-9, 9))]),
 }
 
 

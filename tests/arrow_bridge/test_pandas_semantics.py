@@ -360,28 +360,62 @@ def test_numeric_na_values_leave_other_columns_and_span_stages_alone(tmp_path):
     assert filtered.num_rows == 1500  # every -i.5; the -999.0 sentinels are missing, not below 0
 
 
-BIG_INTEGERS = {  # an integer past int64 that uint64 cannot take is never a rounded float
-    "beside a negative number: text, as pandas": (b"a\n1\n-13\n9223372036854775808\n", True),
-    "a negative one first: text, as pandas": (b"a\n1\n9223372036854775808\n-1\n", True),
-    "fits uint64: uint64, as pandas": (b"a\n1\n9223372036854775808\n", True),
-    "int64's least: int64": (b"a\n-9223372036854775808\n1\n", True),
-    "below int64: Python ints, as pandas": (b"a\n1\n-9223372036854775809\n", True),
-    "past uint64: Python ints, as pandas": (b"a\n1\n18446744073709551616\n", True),
-    "past uint64 beside a negative one: Python ints, as pandas": (b"a\n-1\n+18446744073709551616\n", True),
-    "a negative one beside uint64's: text, as pandas": (b"a\n18446744073709551615\n-9223372036854775809\n", True),
-    "missing values: NaN among Python ints, as pandas": (b"a\n007\nNA\n\n-18446744073709551616\n", True),
-    "beside a float: text (pandas: a rounded float64)": (b"a\n1.5\n18446744073709551616\n", False),
+BIG_INTEGERS = {  # pandas tries int64, uint64, Python ints, floats: where each stops decides (python_ints)
+    "beside a negative number: text, as pandas": b"a\n1\n-13\n9223372036854775808\n",
+    "a negative one first: text, as pandas": b"a\n1\n9223372036854775808\n-1\n",
+    "fits uint64: uint64, as pandas": b"a\n1\n9223372036854775808\n",
+    "int64's least: int64": b"a\n-9223372036854775808\n1\n",
+    "below int64: Python ints, as pandas": b"a\n1\n-9223372036854775809\n",
+    "past uint64: Python ints, as pandas": b"a\n1\n18446744073709551616\n",
+    "past uint64 beside a negative one: Python ints, as pandas": b"a\n-1\n+18446744073709551616\n",
+    "a negative one beside uint64's: text, as pandas": b"a\n18446744073709551615\n-9223372036854775809\n",
+    "missing values: NaN among Python ints, as pandas": b"a\n007\nNA\n\n-18446744073709551616\n",
+    "a float, then past uint64: floats": b"a\n1.5\n18446744073709551616\n",
+    "past uint64, then a float: text": b"a\n18446744073709551616\n1.5\n",
+    "uint64's, then a float: floats": b"a\n9223372036854775808\n1e3\n",
+    "below int64, then a float: floats": b"a\n-9223372036854775809\ninf\n",
+    "below int64, then a negative float: text": b"a\n-9223372036854775809\n-1.5\n",
+    "uint64's, a missing value, a float: floats": b"a,b\n9223372036854775808,1\nNA,2\n1.5,3\n",
+    "a space before: Python ints": b'a\n" 18446744073709551616"\n',
+    "a space after: no integer, a float": b'a\n"18446744073709551616 "\n',
+    # pandas gives up on numbers there and keeps every value's text, NA spellings and empty ones too
+    "uint64's and missing values: text as written": b"a,b\n9223372036854775808,1\nNA,2\n,3\n",
+    "uint64's, a negative one and N/A: text as written": b"a\n9223372036854775808\n-1\nN/A\n",
+    "past uint64, a float and NA: text as written": b"a\n18446744073709551616\n1.5\nNA\n",
 }
 
 
 @pytest.mark.parametrize("case", list(BIG_INTEGERS))
-def test_integers_past_int64_are_not_rounded_floats(case):
-    data, as_pandas = BIG_INTEGERS[case]
-    if as_pandas:
-        _reads_as_pandas(data, {})
-    else:  # every digit kept, as text
-        got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy")
-        assert got.a.tolist() == data.decode().split("\n")[1:-1]
+def test_integers_past_int64_read_as_pandas_reads_them(case):
+    _reads_as_pandas(BIG_INTEGERS[case], {})
+    data = io.BytesIO(BIG_INTEGERS[case])  # pandas' nullable dtypes: the text of its Python ints
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(data, dtype_backend="numpy_nullable"),
+                                  pd.read_csv(io.BytesIO(data.getvalue()), dtype_backend="numpy_nullable"))
+
+
+def test_text_as_written_needs_a_second_read():
+    """Where pandas keeps NA spellings as text, read_pandas reads the column again so; the
+    Table names the column, its missing values missing; a source read once keeps them so."""
+    data = BIG_INTEGERS["uint64's and missing values: text as written"]
+    table = arrow_bridge.read_csv(io.BytesIO(data), semantics="pandas")
+    assert table.column("a").to_pylist() == [2**63, None, None]  # uint64, exact
+    assert table.schema.metadata == {b"arrow_bridge.text_as_written": b'["a"]'}
+
+    class OnceOnly(io.BytesIO):
+        def seekable(self):
+            return False
+    assert arrow_bridge.read_pandas(OnceOnly(data), dtype_backend="pyarrow").a.isna().tolist() == [False, True, True]
+
+
+@pytest.mark.parametrize("first", [b"1.5", b"18446744073709551616"])
+def test_an_integer_past_int64_among_floats_reads_alike_on_every_path(tmp_path, first):
+    """A float first: pandas reads floats, the late integer past uint64 too (a stream's
+    first block of floats takes it). The integer first: pandas keeps the text."""
+    rows = [first] + [b"%d.25" % i for i in range(3000)] + [b"18446744073709551616"]
+    path = tmp_path / "values.csv"
+    path.write_bytes(b"x,n\n" + b"".join(b"%s,%d\n" % (value, i) for i, value in enumerate(rows)))
+    table = _read_alike_on_every_path(path)
+    assert table.column("x").type == (pa.float64() if first == b"1.5" else pa.string())
 
 
 def test_a_late_integer_past_int64_reads_alike_on_every_path(tmp_path):
