@@ -76,6 +76,8 @@ class FrameSteps:
     dtype_names: tuple[str, ...] = ()
     # one dtype of object for every column: the index columns it leaves out (pandas infers an index)
     index_inferred: tuple[Union[int, str], ...] = ()
+    # the dtype given to a converter's column: pandas' type for it where there are no rows to convert
+    converted_dtypes: Mapping[Union[int, str], Any] = field(default_factory=dict)
 
 
 def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]:
@@ -128,6 +130,7 @@ def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
     """
     if options.get("dtype") is not None:
         steps.object_columns = tuple(key for key, kind in _pandas_dtypes(options["dtype"]).items() if kind == object)
+        steps.converted_dtypes = _converted_dtypes(options["dtype"], steps.converters)
         options["dtype"] = _without_converted(options["dtype"], steps.converters)
     dtype = options.get("dtype")
     steps.pandas_dtypes = _pandas_dtypes(dtype)
@@ -157,6 +160,17 @@ def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
         apart = {**dict.fromkeys(steps.index_inferred), **{key: "string" for key in steps.converters}}  # None: inferred
         options["dtype"] = {None: options["dtype"], **apart}
     return list(text)
+
+
+def _converted_dtypes(dtype: Any, converters: Mapping[Union[int, str], Any]) -> dict[Union[int, str], Any]:
+    """The dtype ``dtype`` gives each converter's column (pandas casts an empty one to it).
+
+    >>> _converted_dtypes({"a": "Int64", "b": "float32"}, {"a": str}), _converted_dtypes("int8", {"a": str})
+    ({'a': 'Int64'}, {'a': 'int8'})
+    """
+    every = dtype.get(None) if isinstance(dtype, Mapping) else dtype
+    given = {key: dtype.get(key, every) if isinstance(dtype, Mapping) else every for key in converters}
+    return {key: kind for key, kind in given.items() if kind is not None}
 
 
 def _without_converted(dtype: Any, converters: Mapping[Union[int, str], Any]) -> Any:
@@ -387,6 +401,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         if not _has_column(frame, key):
             continue  # pandas ignores a converter for a column the file lacks
         name, nulls = _name(frame, key), steps.converter_nulls.get(key, frozenset())
+        if not len(frame) and key in steps.converted_dtypes:  # nothing converted: pandas takes the dtype
+            frame[name] = frame[name].astype(object).astype(steps.converted_dtypes[key])
+            continue
         converted = (convert(value) for value in frame[name])
         frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
                                  for value in converted], index=frame.index, name=name)

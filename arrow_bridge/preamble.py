@@ -109,8 +109,8 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     (['a', 'b'], 15, 3)
     """
     data = _Buffered(source, min(opts.span_bytes, FIRST_READ_BYTES))
-    if len(data.buf) == 0:
-        raise EmptyCsvError(source.name, 1, None, 0, "empty CSV file")
+    if len(data.buf) == 0 and (opts.semantics != "pandas" or opts.column_names is None):
+        raise EmptyCsvError(source.name, 1, None, 0, "empty CSV file")  # (pandas: given names, no rows)
     while len(data.buf) < len(_BOM) and data.more():
         pass  # tiny block sizes: see the whole BOM before deciding
     at_file_start = source.origin == 0  # a byte range's first bytes are data, never a BOM

@@ -66,6 +66,10 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
     "na_values by position": (b"a,b\nx,1\n-,2\n", dict(converters={"a": len}, na_values={0: ["-", "x"]})),
     "a number for the empty text": (b"a,b\n1,\n2,y\n,z\n", dict(converters={"a": lambda s: int(s) if s else -1})),
     "by position": (b"a,b\n1,\n2,y\n,z\n", dict(converters={0: lambda s: s + "!"})),
+    # no rows: nothing converted, and pandas gives the column the dtype asked of it
+    "no rows, a dtype for it": (b"a,b\n", dict(converters={"a": str}, dtype={"a": "Int64"})),
+    "no rows, one dtype": (b"a,b\n", dict(converters={"a": str}, dtype="float64")),
+    "no rows, one category dtype": (b"a,b\n", dict(converters={0: str}, dtype="category")),
 }
 
 
@@ -820,6 +824,19 @@ def test_nothing_to_read_is_pandas_empty_data_error(data, options):
         arrow_bridge.read_csv(io.BytesIO(data), **{k: v for k, v in options.items() if k != "chunksize"},
                               semantics="pandas")
     assert not isinstance(arrow_level.value, pd.errors.EmptyDataError)
+
+
+@pytest.mark.parametrize("options", [dict(names=["a", "b"]), dict(names=["a", "b"], header=0),
+                                     dict(names=["a", "b"], index_col="a"), dict(names=["a", "b"], chunksize=2)],
+                         ids=["names", "names and header=0", "names and index_col", "chunks"])
+def test_an_empty_file_with_names_is_an_empty_frame_as_in_pandas(options):
+    got = arrow_bridge.read_pandas(io.BytesIO(b""), dtype_backend="numpy", **options)
+    expected = pd.read_csv(io.BytesIO(b""), **options)
+    for got, expected in zip(*[(frames if "chunksize" in options else [frames]) for frames in (got, expected)],
+                             strict=True):
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    with pytest.raises(arrow_bridge.EmptyCsvError):  # pyarrow's semantics: pyarrow raises, given names or not
+        arrow_bridge.read_csv(io.BytesIO(b""), read_options=pacsv.ReadOptions(column_names=["a", "b"]))
 
 
 @pytest.mark.parametrize("data, options", [
