@@ -571,8 +571,16 @@ def with_nulls(array: pa.Array, spellings: Optional[Sequence[str]]) -> pa.Array:
 
 
 def _error(plan: PlannedColumn, message: str) -> CsvParseError:
-    """A conversion error as pyarrow words it (a ``CsvParseError``, so a ``pyarrow.ArrowInvalid``)."""
-    return CsvParseError(f"In CSV column #{plan.index} ({plan.name!r}): {message}")
+    """A conversion error as pyarrow words it (a ``CsvParseError``, so a ``pyarrow.ArrowInvalid``),
+    naming its column (``read_pandas`` reads a column again where its dtype refused a value).
+
+    >>> from arrow_bridge.read_plan import ColumnPlan
+    >>> _error(ColumnPlan("a", 0, pa.float64()), "invalid value 'x'").column
+    'a'
+    """
+    error = CsvParseError(f"In CSV column #{plan.index} ({plan.name!r}): {message}")
+    error.column = plan.name
+    return error
 
 
 # ==============================================================================================

@@ -149,7 +149,8 @@ def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
     if steps.categories:
         steps.category_words = CategoryWords.of({**options, "thousands": steps.thousands})  # (a frame keyword)
-    dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else ()
+    dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else \
+        _index_keys(steps.index_col, options.get("usecols")) if steps.parse_dates is True else ()
     text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
     if steps.converters:  # they get each value's text, NA spellings and empty text too
         steps.converter_nulls = _spellings_of(options, list(steps.converters))
@@ -415,6 +416,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         name = _name(frame, key)
         frame[name] = steps.category_words.categorical(frame[name], dtype)
     dates = steps.parse_dates
+    dated_names = [] if dates in (None, False, True) else [_name(frame, key) for key in dates if _has_column(frame, key)]
     if dates and dates is not True:
         missing = [str(key) for key in dates if not _has_column(frame, key)]
         if missing:
@@ -442,12 +444,13 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
                              for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
-        if dates is True and isinstance(frame.index, pd.MultiIndex):  # pandas: parse each text level of the index
-            frame.index = pd.MultiIndex.from_arrays(
-                [_text_dates(frame.index.get_level_values(k), steps) for k in range(frame.index.nlevels)],
-                names=frame.index.names)
-        elif dates is True:  # pandas: parse the index (where it is text)
-            frame.index = _text_dates(frame.index, steps)
+        if dates:  # pandas parses the text of the index levels it names (every one: True), typed where that fails
+            dated = [k for k, name in enumerate(index)
+                     if (dates is True or name in dated_names) and _dtype_given(steps, name) is None]
+            levels = [frame.index.get_level_values(k) for k in range(frame.index.nlevels)]
+            levels = [_text_dates(level, steps) if k in dated else level for k, level in enumerate(levels)]
+            frame.index = pd.MultiIndex.from_arrays(levels, names=frame.index.names) \
+                if isinstance(frame.index, pd.MultiIndex) else levels[0]
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame
@@ -994,7 +997,8 @@ def _dtype_given(steps: FrameSteps, name: str) -> Any:
 
 
 def _text_dates(values: Any, steps: FrameSteps) -> Any:
-    """An index (level) ``parse_dates=True`` parses: text, as pandas parses it; numbers stay numbers.
+    """An index (level) ``parse_dates=True`` parses: text, as pandas parses it, typed by its values
+    where that fails (:func:`_typed_index_text`); numbers (a dtype given) stay numbers.
 
     >>> import pandas as pd
     >>> _text_dates(pd.Index([1, 2]), FrameSteps()).tolist(), str(_text_dates(pd.Index(["2020-01-02"]), FrameSteps())[0])
@@ -1002,7 +1006,31 @@ def _text_dates(values: Any, steps: FrameSteps) -> Any:
     """
     import pandas as pd
 
-    return _dates_or_text(values, steps) if pd.api.types.is_string_dtype(values.dtype) else values
+    return _typed_index_text(_dates_or_text(values, steps)) if pd.api.types.is_string_dtype(values.dtype) else values
+
+
+def _typed_index_text(values: Any) -> Any:
+    """An index level's text that did not parse as dates, typed as pandas types an index:
+    numbers where every value is one, booleans where every value is a boolean word, else text
+    (pandas reads a ``parse_dates`` index as text, then infers it where the dates fail).
+
+    >>> import pandas as pd
+    >>> _typed_index_text(pd.Series(["007", "2"])).tolist(), _typed_index_text(pd.Series(["True", "false"])).tolist()
+    ([7, 2], [True, False])
+    """
+    import pandas as pd
+
+    if not _is_text(values.dtype):
+        return values
+    try:
+        return pd.to_numeric(values)
+    except (ValueError, TypeError):
+        pass
+    words = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+    present = values.dropna()
+    if len(present) and present.isin(list(words)).all():
+        return values.map(words) if len(present) == len(values) else values.map(words).astype(object)
+    return values
 
 
 def numbered_columns(frame: "pd.DataFrame") -> "pd.DataFrame":

@@ -121,7 +121,7 @@ class CsvPartReader:
 
     def _explain(self, err: CsvParseError) -> CsvParseError:
         """A value that does not fit the sample's type: say where the type came from."""
-        if err.column is None or err.column in self.user_typed or not err.reason.startswith("cannot convert"):
+        if err.column is None or err.column in self.user_typed or not (err.reason or "").startswith("cannot convert"):
             return err
         hint = (f"; the Dask partitions use the types inferred from a sample of the first file "
                 f"({err.column!r}: {self.schema.field(err.column).type}); pass dtype={{{err.column!r}: ...}} "

@@ -88,6 +88,19 @@ PARSE_DATES_LEFT_AS_TEXT = {  # pandas.read_csv leaves a column to_datetime cann
     "the index": (b"a,b\nzz,1\n", dict(parse_dates=True, index_col="a")),
     "no rows": (b"a,b\n", dict(parse_dates=["b"])),
 }
+INDEX_DATES = {  # pandas parses an index level's text; where that fails, types it by its values
+    "ints": (b"a,b\n007,1\n2,2\n", dict(index_col="a", parse_dates=["a"])),
+    "yyyymmdd: dates": (b"a,b\n20200102,1\n20200103,2\n", dict(index_col="a", parse_dates=True)),
+    "floats with a gap, by position": (b"a,b\n1.5,1\n,2\n", dict(index_col=0, parse_dates=[0])),
+    "booleans with a gap: objects": (b"a,b\nTrue,1\n,2\n", dict(index_col="a", parse_dates=["a"])),
+    "one level of two": (b"a,b,c\n1,x,2020-01-02\n2,y,2020-01-03\n", dict(index_col=["a", "c"], parse_dates=["a", "c"])),
+    "text stays text": (b"a,b\nzz,1\n,2\n", dict(index_col="a", parse_dates=["a"])),
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX_DATES))
+def test_parse_dates_of_an_index_as_pandas(case):
+    _reads_as_pandas(*INDEX_DATES[case][:1], **INDEX_DATES[case][1])
 
 
 @pytest.mark.parametrize("case", list(PARSE_DATES_LEFT_AS_TEXT))
@@ -295,6 +308,8 @@ DTYPE_FALLBACKS = {  # pandas infers a column whose values its dtype refused, th
     "one dtype for every column": (b"a,b\n1.0,2.0\n3,4.0\n", dict(dtype="int64")),
     "the index": (b"a,b\n1.0,2.0\n3,4.0\n", dict(dtype="int64", index_col="b")),
     "two columns": (b"a,b,c\n1.0,True,x\n2,False,y\n", dict(dtype={"a": "int8", "b": "float64", "c": "str"})),
+    "float64 of booleans, na_values of its own": (b"a,b\ntrue,1\nx,2\n", dict(dtype={"a": "float64"},
+                                                                            na_values={"a": ["x"]})),
 }
 DTYPE_FALLBACK_ERRORS = {  # and raises where the cast is not exact, as pandas raises
     "int64 of 2.5": (b"a\n1.0\n2.5\n", dict(dtype={"a": "int64"}), "for float64 dtyped data in column 0"),
