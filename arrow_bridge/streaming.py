@@ -34,11 +34,13 @@ if TYPE_CHECKING:
 class TextChunks(NamedTuple):
     """A stream's first item where each chunk takes its own types (``chunk_typed_columns``
     set: pandas' chunks): the schema of its batches, which come unfinished (those
-    columns as text), and ``finish``, which types a chunk (a Table of such batches)
-    from its own values."""
+    columns as text), ``finish``, which types a chunk (a Table of such batches)
+    from its own values, and ``text_needed``, the columns of a chunk whose type only
+    their text tells (:func:`~arrow_bridge.column_finish.whole_number_floats`)."""
 
     schema: pa.Schema
     finish: Callable[[pa.Table], pa.Table]
+    text_needed: Callable[[pa.Table], list[str]] = lambda chunk: []
 
 
 Stream = Iterator[Union[pa.Schema, TextChunks, pa.RecordBatch]]  # the schema (or TextChunks) first, then batches
@@ -144,6 +146,7 @@ class DataFrameChunks:
     def _begin(self, first: Union[pa.Schema, TextChunks]) -> None:
         self.schema: pa.Schema = first.schema if isinstance(first, TextChunks) else first
         self._finish = first.finish if isinstance(first, TextChunks) else None
+        self._text_needed = first.text_needed if isinstance(first, TextChunks) else None
 
     def _next_batch(self) -> Optional[pa.RecordBatch]:
         """The stream's next batch (None at its end), read again with a column as
@@ -168,16 +171,16 @@ class DataFrameChunks:
                 return batch
             self._skip -= batch.num_rows
 
-    def _reopen(self, column: str) -> None:
-        """The stream again from the start, ``column`` typed per chunk: the rows
+    def _reopen(self, *columns: str) -> None:
+        """The stream again from the start, ``columns`` typed per chunk: the rows
         handed out are skipped, those held are read again."""
         self._stream.close()
-        self._chunk_typed += (column,)
+        self._chunk_typed += columns
         self._stream = self._restart(self._chunk_typed)
         with warnings.catch_warnings():  # its first block's bad lines were reported by the stream before
             warnings.simplefilter("ignore", CsvBadLineWarning)
             self._begin(next(self._stream))
-        self._held, self._held_rows, self._skip = [], 0, self._rows_out
+        self._held, self._held_rows, self._skip, self._exhausted = [], 0, self._rows_out, False
         self._warned, self._batches = self._batches, 0
 
     def get_chunk(self, size: Optional[int] = None) -> "pd.DataFrame":
@@ -208,6 +211,11 @@ class DataFrameChunks:
         rest = table.slice(take)
         self._held, self._held_rows = rest.to_batches(), rest.num_rows
         chunk = table.slice(0, take)
+        if self._text_needed is not None and self._restart is not None:
+            needed = [name for name in self._text_needed(chunk) if name not in self._chunk_typed]
+            if needed:  # those columns as text from here, this chunk too (a source read once keeps floats)
+                self._reopen(*needed)
+                return self._take(size)
         frame = self._to_frame(self._finish(chunk) if self._finish is not None else chunk)
         if self._numbered:
             frame.index = _range_index(self._rows_out, take)
