@@ -149,9 +149,9 @@ def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
         options["dtype"] = {name: "string" if name in steps.categories else kind for name, kind in dtype.items()}
     if steps.categories:
         steps.category_words = CategoryWords.of({**options, "thousands": steps.thousands})  # (a frame keyword)
-    dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else \
-        _index_keys(steps.index_col, options.get("usecols")) if steps.parse_dates is True else ()
-    text = {name: "string" for name in [*steps.converters, *dates] if isinstance(name, str)}
+    index_dates = _index_keys(steps.index_col, options.get("usecols")) if steps.parse_dates is True else ()
+    dates = steps.parse_dates if isinstance(steps.parse_dates, (list, tuple)) else index_dates
+    text = {key: "string" for key in [*steps.converters, *dates] if isinstance(key, str) or key in index_dates}
     if steps.converters:  # they get each value's text, NA spellings and empty text too
         steps.converter_nulls = _spellings_of(options, list(steps.converters))
         options["raw_text_columns"] = list(steps.converters)
@@ -447,10 +447,10 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         if dates:  # pandas parses the text of the index levels it names (every one: True), typed where that fails
             dated = [k for k, name in enumerate(index)
                      if (dates is True or name in dated_names) and _dtype_given(steps, name) is None]
-            levels = [frame.index.get_level_values(k) for k in range(frame.index.nlevels)]
-            levels = [_text_dates(level, steps) if k in dated else level for k, level in enumerate(levels)]
-            frame.index = pd.MultiIndex.from_arrays(levels, names=frame.index.names) \
-                if isinstance(frame.index, pd.MultiIndex) else levels[0]
+            parts = [frame.index.get_level_values(k) for k in range(frame.index.nlevels)]
+            parts = [_text_dates(part, steps) if k in dated else part for k, part in enumerate(parts)]
+            frame.index = pd.MultiIndex.from_arrays(parts, names=frame.index.names) \
+                if isinstance(frame.index, pd.MultiIndex) else parts[0]
     if steps.header_rows is not None:
         frame.columns = multi_header(steps.header_rows, len(frame.columns))
     return frame

@@ -95,6 +95,8 @@ INDEX_DATES = {  # pandas parses an index level's text; where that fails, types 
     "booleans with a gap: objects": (b"a,b\nTrue,1\n,2\n", dict(index_col="a", parse_dates=["a"])),
     "one level of two": (b"a,b,c\n1,x,2020-01-02\n2,y,2020-01-03\n", dict(index_col=["a", "c"], parse_dates=["a", "c"])),
     "text stays text": (b"a,b\nzz,1\n,2\n", dict(index_col="a", parse_dates=["a"])),
+    "yyyymmdd by position": (b"a,b\n20200102,1\n20200103,2\n", dict(index_col=0, parse_dates=True)),
+    "levels by position": (b"a,b,c\n1,20200102,1\n2,20200103,2\n", dict(index_col=[0, 1], parse_dates=True)),
 }
 
 
