@@ -524,10 +524,12 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
                                       "end only")
         # each chunk as pandas shapes its chunks: its own types, index, dates, converters and categories
         options.setdefault("chunk_typed_columns", ())
+        start = source.tell() if hasattr(source, "read") and _readable_twice(source) else None
+        restart = _restarts(source, options)  # (reads ``options`` as they are then: a fallback changes them)
         return DataFrameChunks(_stream(source, **options), chunksize,
                                lambda table: labelled(shape(table, steps, to_frame)),
-                               numbered=steps.index_col is None or steps.index_col is False,
-                               restart=_restarts(source, options))
+                               numbered=steps.index_col is None or steps.index_col is False, restart=restart,
+                               fall_back=lambda error: _fall_back(error, source, start, options, steps))
     table = _read_falling_back(source, options, steps)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
     return labelled(shape(table, steps, to_frame))
@@ -550,21 +552,32 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
                 source.seek(start)
             return read_csv(source, **_as_written(options, as_written))
         except errors.CsvParseError as error:
-            name = error.column
-            wanted = None if name is None else dtype_fallback.dtype_asked(options.get("dtype"), name)
-            if wanted is None or not _readable_twice(source):
+            if not _readable_twice(source) or not _fall_back(error, source, start, options, steps):
                 raise
-            if start is not None:
-                source.seek(start)
-            names = _header_names(source, options)[0]
-            as_text = dtype_fallback.falls_back_to_text(wanted, name, steps.parse_dates)
-            options = dtype_fallback.read_again(options, name, wanted, names, as_text)
-            # the other columns keep their pandas dtypes (a single one now per column); this one its fallback's
-            given = steps.pandas_dtypes
-            every = {other: given[None] for other in names} if None in given else {}
-            steps.pandas_dtypes = {key: kind for key, kind in {**every, **given}.items() if key not in (None, name)}
-            if not as_text:  # (text: parse_dates reads it)
-                steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
+
+
+def _fall_back(error: errors.CsvParseError, source: Source, start: int | None, options: dict[str, Any],
+               steps: FrameSteps) -> bool:
+    """Whether ``error`` is a value the dtype asked of its column refused, which pandas
+    falls back from (:mod:`arrow_bridge.dtype_fallback`); if so, ``options`` now read that
+    column again (inferred, or as text) and ``steps`` cast it as pandas does. ``start``:
+    where ``source`` (readable twice) begins, for its header."""
+    name = error.column
+    wanted = None if name is None else dtype_fallback.dtype_asked(options.get("dtype"), name)
+    if wanted is None:
+        return False
+    if start is not None:
+        source.seek(start)
+    names = _header_names(source, options)[0]
+    as_text = dtype_fallback.falls_back_to_text(wanted, name, steps.parse_dates)
+    options.update(dtype_fallback.read_again(options, name, wanted, names, as_text))
+    # the other columns keep their pandas dtypes (a single one now per column); this one its fallback's
+    given = steps.pandas_dtypes
+    every = {other: given[None] for other in names} if None in given else {}
+    steps.pandas_dtypes = {key: kind for key, kind in {**every, **given}.items() if key not in (None, name)}
+    if not as_text:  # (text: parse_dates reads it)
+        steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
+    return True
 
 
 def _as_written(options: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:

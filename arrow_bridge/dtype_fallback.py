@@ -98,6 +98,11 @@ def cast_as_pandas(column: pa.ChunkedArray, wanted: Any, position: int) -> Any:
         return wanted.construct_array_type()._from_sequence_of_strings(texts, dtype=wanted)
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         return None  # not numbers: the reader's error stands, as pandas' cast of the text would raise
+    if pa.types.is_null(column.type):  # a chunk without a value: as pandas reads it with the dtype itself
+        if wanted.kind == "f":
+            return np.full(len(column), np.nan, dtype=wanted)
+        kind = "Bool" if wanted.kind == "b" else "Integer"
+        raise ValueError(f"{kind} column has NA values in column {position}")  # pandas' words
     values = column.to_numpy(zero_copy_only=False)
     if pa.types.is_boolean(column.type):
         missing = column.is_null().to_numpy(zero_copy_only=False)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Optional,
 import pyarrow as pa
 
 from arrow_bridge.column_names import ImplicitColumns
-from arrow_bridge.errors import CsvBadLineWarning, FirstBlockTypeError
+from arrow_bridge.errors import CsvBadLineWarning, CsvParseError, FirstBlockTypeError
 from ndp_core.engine import raise_keyboard_interrupt_after
 
 if TYPE_CHECKING:
@@ -122,20 +122,24 @@ class DataFrameChunks:
     handed out are skipped: the chunk holding the value, and every later
     one, take that column's type from their own values, as in pandas.
     Without ``restart`` (a source that cannot be read twice) the error stands.
+    Where a value does not parse as the dtype asked of its column, ``fall_back``
+    (given the error) says whether pandas falls back there, and if so has changed
+    what ``restart`` reads: the column is then typed per chunk the same way.
     """
 
     def __init__(self, stream: Stream, chunksize: Optional[int], to_frame: Callable[[pa.Table], "pd.DataFrame"],
-                 numbered: bool = True, restart: Optional[Callable[[tuple[str, ...]], Stream]] = None):
+                 numbered: bool = True, restart: Optional[Callable[[tuple[str, ...]], Stream]] = None,
+                 fall_back: Callable[[CsvParseError], bool] = lambda error: False):
         if chunksize is not None and (isinstance(chunksize, bool) or not isinstance(chunksize, int)
                                       or chunksize < 1):
             raise ValueError(f"'chunksize' must be an integer >=1, got {chunksize!r}")
         self.chunksize = chunksize
-        self._stream, self._to_frame, self._restart = stream, to_frame, restart
+        self._stream, self._to_frame, self._restart, self._fall_back = stream, to_frame, restart, fall_back
         self._chunk_typed: tuple[str, ...] = ()
         self._skip = 0  # rows of a reopened stream already handed out
         self._batches = 0  # batches the stream gave so far
         self._warned = 0  # batches of a reopened stream whose warnings the stream before gave
-        self._begin(next(stream))
+        self._begin(self._head(stream))
         self._numbered = numbered and not ImplicitColumns.of(self.schema).index  # pandas' implicit index is theirs
         self._held: list[pa.RecordBatch] = []
         self._held_rows = 0
@@ -159,8 +163,8 @@ class DataFrameChunks:
                         warnings.simplefilter("ignore", CsvBadLineWarning)
                     batch = next(self._stream, None)
                 self._batches += batch is not None
-            except FirstBlockTypeError as err:
-                if self._restart is None or err.column is None or err.column in self._chunk_typed:
+            except CsvParseError as err:
+                if not self._recoverable(err):
                     raise
                 self._reopen(err.column)
                 continue
@@ -171,15 +175,38 @@ class DataFrameChunks:
                 return batch
             self._skip -= batch.num_rows
 
-    def _reopen(self, *columns: str) -> None:
-        """The stream again from the start, ``columns`` typed per chunk: the rows
-        handed out are skipped, those held are read again."""
+    def _recoverable(self, err: CsvParseError) -> bool:
+        """Whether the stream goes on past ``err`` with its column typed per chunk: a value
+        that broke the type the first block inferred, or one that the dtype asked of the
+        column refused where pandas falls back (``fall_back``)."""
+        if self._restart is None or err.column is None or err.column in self._chunk_typed:
+            return False
+        return isinstance(err, FirstBlockTypeError) or self._fall_back(err)
+
+    def _head(self, stream: Stream) -> Union[pa.Schema, TextChunks]:
+        """``stream``'s first item, the stream reopened where its first block says so (:meth:`_recoverable`)."""
+        while True:
+            try:
+                return next(stream)
+            except CsvParseError as err:
+                if not self._recoverable(err):
+                    raise
+                column = err.column
+            stream = self._reopened(column)
+
+    def _reopened(self, *columns: str) -> Stream:
+        """The stream again from the start, ``columns`` typed per chunk too."""
         self._stream.close()
         self._chunk_typed += columns
         self._stream = self._restart(self._chunk_typed)
+        return self._stream
+
+    def _reopen(self, *columns: str) -> None:
+        """The stream again from the start, ``columns`` typed per chunk: the rows
+        handed out are skipped, those held are read again."""
         with warnings.catch_warnings():  # its first block's bad lines were reported by the stream before
             warnings.simplefilter("ignore", CsvBadLineWarning)
-            self._begin(next(self._stream))
+            self._begin(self._head(self._reopened(*columns)))
         self._held, self._held_rows, self._skip, self._exhausted = [], 0, self._rows_out, False
         self._warned, self._batches = self._batches, 0
 
@@ -216,7 +243,14 @@ class DataFrameChunks:
             if needed:  # those columns as text from here, this chunk too (a source read once keeps floats)
                 self._reopen(*needed)
                 return self._take(size)
-        frame = self._to_frame(self._finish(chunk) if self._finish is not None else chunk)
+        try:
+            chunk = self._finish(chunk) if self._finish is not None else chunk
+        except CsvParseError as err:  # a column's finish met the value (its own na_values...)
+            if not self._recoverable(err):
+                raise
+            self._reopen(err.column)
+            return self._take(size)
+        frame = self._to_frame(chunk)
         if self._numbered:
             frame.index = _range_index(self._rows_out, take)
         self._rows_out += take

@@ -332,6 +332,16 @@ def test_a_dtype_that_refuses_a_value_falls_back_as_in_pandas(case):
     _reads_as_pandas(data, **keywords)
 
 
+@pytest.mark.parametrize("case", list(DTYPE_FALLBACKS))
+def test_a_dtype_falls_back_per_chunk_as_in_pandas(case):
+    """A chunk whose value the dtype refuses: the stream reopens with that column typed
+    per chunk, cast as pandas casts each chunk (earlier chunks keep the dtype as read)."""
+    data, keywords = DTYPE_FALLBACKS[case]
+    with arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", chunksize=1, **keywords) as ours:
+        for mine, theirs in zip(ours, pd.read_csv(io.BytesIO(data), chunksize=1, **keywords), strict=True):
+            pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")  # pandas' own cast of NaN
 @pytest.mark.parametrize("case", list(DTYPE_FALLBACK_ERRORS))
 def test_a_dtype_fallback_that_is_not_exact_raises_as_in_pandas(case):
