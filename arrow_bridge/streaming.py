@@ -70,7 +70,10 @@ def record_batch_reader(stream: Stream) -> pa.RecordBatchReader:
         raise TypeError("chunk_typed_columns is read_pandas' (its chunks take their own types); open_csv's "
                         "batches share one schema")
     batches = interrupts_reach_the_caller(stream)
-    return pa.RecordBatchReader.from_stream(pa.RecordBatchReader.from_batches(schema, batches))
+    reader = pa.RecordBatchReader.from_batches(schema, batches)
+    if any("\x00" in name for name in schema.names):  # the C interface's names end at a NUL: pyarrow's reader
+        return reader  # (its close() lets go of the stream only when garbage-collected)
+    return pa.RecordBatchReader.from_stream(reader)
 
 
 def interrupts_reach_the_caller(stream: Stream) -> Iterator[pa.RecordBatch]:

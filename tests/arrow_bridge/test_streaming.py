@@ -88,6 +88,14 @@ def test_sources_and_bad_lines(csv_path):
         assert reader.read_all().column("id").to_pylist() == list(range(10))
 
 
+def test_a_name_holding_a_nul_is_kept_as_pyarrow_keeps_it():
+    """The Arrow C stream interface ends names at a NUL; such a schema skips it."""
+    data = b"a\x00b,c\n1,2\n"
+    with open_csv(data) as reader:
+        assert reader.read_all().equals(pacsv.read_csv(io.BytesIO(data)))
+    assert pacsv.open_csv(io.BytesIO(data)).schema.names == ["a\x00b", "c"]
+
+
 def test_header_only_and_empty_range():
     reader = open_csv(HEADER)
     assert reader.schema == arrow_bridge.read_csv(HEADER).schema  # null types, as read_csv
