@@ -120,24 +120,24 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         pos = _skip_space_lines(data, pos, opts)
     if opts.header:
         header_at = pos
-        fields, pos = _record(data, pos, opts)
-        if _no_columns(data, header_at, fields, opts):
-            fields = []
-        if not fields and opts.column_names is None:
+        header, pos = _record(data, pos, opts)
+        if _no_columns(data, header_at, header, opts):
+            header = []
+        if not header and opts.column_names is None:
             raise EmptyCsvError(source.name, _line_at(data, header_at), None, header_at,
                                 "empty CSV file: no header row")
-        names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in fields]
+        names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in header]
     renamed: tuple[tuple[str, str], ...] = ()
     if opts.header and opts.column_names is None and opts.semantics == "pandas":
-        names, fields = pandas_header(names), names
-        renamed = renamed_fields(fields, names)
+        header_names, names = names, pandas_header(names)
+        renamed = renamed_fields(header_names, names)
     if opts.column_names is not None:
         names = list(opts.column_names)
     elif not opts.header:
-        fields, _ = _record(data, pos, opts)
-        if _no_columns(data, pos, fields, opts):
+        first_record, _ = _record(data, pos, opts)
+        if _no_columns(data, pos, first_record, opts):
             raise EmptyCsvError(source.name, _line_at(data, pos), None, pos, "empty CSV file: no columns")
-        names = [f"f{i}" for i in range(len(fields))]
+        names = [f"f{i}" for i in range(len(first_record))]
     if opts.newlines_in_values:  # pyarrow's parser skips records then, its chunker lines otherwise
         pos = _skip_records(data, pos, opts.skip_rows_after_names, opts)
     else:
@@ -145,9 +145,9 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     made_up = ImplicitColumns()
     # pandas looks at the first record unless no row is read, and only where the names are the header's or given
     if opts.implicit_index is not None and opts.nrows != 0 and (opts.header or opts.column_names is not None):
-        fields = _first_record_fields(data, pos, opts)
-        if fields > len(names):
-            names, made_up = implicit_index(names, fields, _implicit_rule(opts, names))
+        field_count = _first_record_fields(data, pos, opts)
+        if field_count > len(names):
+            names, made_up = implicit_index(names, field_count, _implicit_rule(opts, names))
     made_up = dataclasses.replace(made_up, renamed=renamed) if renamed else made_up
     return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, made_up)
 
