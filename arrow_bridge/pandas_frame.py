@@ -691,6 +691,10 @@ _SPACE = "[ \\t\\n\\x0b\\f\\r]*"  # pandas' isspace_ascii, around a number
 _INFINITY = "[+-]?(?i:inf(?:inity)?)"
 
 
+#: The decimal point where ``thousands`` is ``decimal`` too: a byte no CSV number holds.
+_NO_DECIMAL_POINT = "\x00"
+
+
 @dataclass
 class Thousands:
     """``thousands=``: text columns whose every value is a number with that
@@ -705,7 +709,7 @@ class Thousands:
     """
 
     separator: str
-    decimal: str
+    decimal: str  # (:data:`_NO_DECIMAL_POINT` where it is the separator)
     null_values: tuple[str, ...]
     types: Mapping[str, pa.DataType]  # explicit numeric dtypes, read as text
     every_column: Optional[pa.DataType]  # one explicit numeric dtype for all
@@ -721,9 +725,9 @@ class Thousands:
             raise ValueError("Only length-1 thousands markers supported")  # pandas' words
         if len(separator.encode()) != 1:
             raise ValueError(f"thousands must be a one-byte character, got {separator!r}")
-        if separator == decimal:
-            raise ValueError(f"thousands and decimal must differ, got {separator!r} for both")
         options = dict(options)
+        if separator == decimal:  # pandas: the separator wins, no number has a decimal point ("1.5" is 15)
+            decimal = options["decimal"] = _NO_DECIMAL_POINT
         dtype, types, every = options.get("dtype"), {}, None
         if isinstance(dtype, Mapping):
             kinds = {name: to_arrow_type(kind) for name, kind in dtype.items()}

@@ -510,6 +510,7 @@ LINE_CASES = {
     "thousands with index_col": (dict(thousands=",", index_col="amount"), ["numbers"]),
     "thousands and decimal": (dict(thousands=".", decimal=",", sep=";"), ["numbers_eu"]),
     "thousands with one dtype": (dict(thousands=".", decimal=",", sep=";", dtype="float64"), ["numbers_eu"]),
+    "thousands the decimal point too": (dict(thousands=".", sep=";"), ["numbers_eu"]),  # pandas: 1.5 is 15
     "header rows": (dict(header=[0, 1]), ["two_header_rows", "clean"]),
     "header rows apart": (dict(header=[0, 2]), ["two_header_rows", "clean"]),
     "header rows after skiprows": (dict(header=[0, 1], skiprows=[1]), ["clean"]),
