@@ -155,7 +155,7 @@ def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: boo
         kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
         # pandas' inference reads no float from an integer past int64 (params[1]: refuse one)
-        kind, params = columns.FLOAT, (decimal_point, int(pandas_ints and inferring), 0)
+        kind, params = columns.FLOAT, (decimal_point, int(pandas_ints and inferring), int(pandas_ints))
     elif pa.types.is_boolean(type_):
         kind, params = columns.BOOL, (int(pandas_ints and not inferring), 0, 0)
     elif pa.types.is_date32(type_):

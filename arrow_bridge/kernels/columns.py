@@ -28,7 +28,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from arrow_bridge.numbers.parse_dates import parse_date, parse_time, parse_timestamp, to_unit
-from arrow_bridge.numbers.parse_floats import parse_float32, parse_float64
+from arrow_bridge.numbers.parse_floats import pandas_refuses, parse_float32, parse_float64
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, parse_unsigned
 
 
@@ -51,7 +51,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
 
     ``kind``/``params``: ``NULL`` (every field must be a null spelling),
     ``SIGNED``/``UNSIGNED`` ``(bits, pandas_ints, 0)``, ``FLOAT`` ``(decimal_point,
-    no_big_ints, 0)`` (with ``no_big_ints`` an integer past int64 is refused)
+    no_big_ints, pandas_floats)`` (with ``no_big_ints`` an integer past int64 is refused; with
+    ``pandas_floats`` what pandas' float parser refuses: ``parse_floats.pandas_refuses``)
     (float32 when ``out`` is), ``BOOL`` ``(digits, 0, 0)`` (values go to the bitmap ``bits``;
     ``trues``/``falses`` spelling sets, and ``1``/``0`` with ``digits``), ``DATE``, ``TIME``/``TIMESTAMP``
     ``(max_fraction_digits, zoned, units_per_second)``.
@@ -107,6 +108,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
                 ok, f64 = parse_float64(src, s, e, np.uint8(p0))
                 out[r] = f64
             if ok and p1 and integer_text_past_int64(src, s, e):  # pandas: no float from it
+                ok = False
+            if ok and p2 and pandas_refuses(src, s, e):
                 ok = False
         elif kind == BOOL:
             ok, truth = parse_bool(src, s, e, trues, falses, p0)

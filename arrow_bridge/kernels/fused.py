@@ -65,7 +65,7 @@ from arrow_bridge.kernels.status import (
 )
 from arrow_bridge.numbers.fast_floats import float64_at
 from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, to_unit
-from arrow_bridge.numbers.parse_floats import parse_float64
+from arrow_bridge.numbers.parse_floats import pandas_refuses, parse_float64
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, plain_int64_at
 from arrow_bridge.numbers.swar import (byte_at, ctz64, equal_mask64, number_masks32, put_byte_at, put_value_at,
                                       put_word_at, word_at)
@@ -93,7 +93,8 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
         return ok, v, 0.0
     if kind == FLOAT:
         ok, f = parse_float64(src, s, e, np.uint8(p0))
-        return ok and not (p1 and integer_text_past_int64(src, s, e)), np.int64(0), f
+        return ok and not (p1 and integer_text_past_int64(src, s, e)) and not (p2 and pandas_refuses(src, s, e)), \
+            np.int64(0), f
     if kind == BOOL:
         ok, truth = parse_bool(src, s, e, trues, falses, p0)
         return ok, np.int64(truth), 0.0

@@ -286,6 +286,31 @@ def parse_float32_verbose(buf, start, end, decimal_point):
 
 
 @njit(nogil=True, cache=True)
+def pandas_refuses(buf, start, end):
+    """Whether pandas' float parser refuses ``buf[start:end]``, a special value Arrow's
+    grammar reads: NaN spelled out (pandas reads NaN only as a missing value's
+    spelling) or an infinity with blanks around it (pandas compares the whole field
+    with ``inf``, ``infinity``, signed, in any case). Numbers keep their blanks.
+
+    >>> refuses = lambda text: pandas_refuses(np.frombuffer(text, np.uint8), 0, len(text))
+    >>> refuses(b"nan"), refuses(b"-Infinity"), refuses(b"inf "), refuses(b" 1.5 ")
+    (True, False, True, False)
+    """
+    first, last = start, end  # (blanks trimmed here, not by a call: the GPU kernels compile this too)
+    while first < last and (buf[first] == 32 or buf[first] == 9):
+        first += 1
+    while last > first and (buf[last - 1] == 32 or buf[last - 1] == 9):
+        last -= 1
+    i = first + (first < last and (buf[first] == 43 or buf[first] == 45))
+    if i >= last:
+        return False
+    letter = buf[i] | 32
+    if letter == 110:  # n: NaN
+        return True
+    return letter == 105 and (first != start or last != end)  # i: an infinity, blanks around
+
+
+@njit(nogil=True, cache=True)
 def parse_float64(buf, start, end, decimal_point):
     """Parses ``buf[start:end]`` as a correctly rounded float64.
 

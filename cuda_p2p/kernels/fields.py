@@ -31,6 +31,7 @@ from numba import cuda
 
 from arrow_bridge.numbers.eisel_lemire import DOUBLE, bits_to_float64, decimal_to_bits
 from arrow_bridge.numbers.parse_dates import days_from_civil
+from arrow_bridge.numbers.parse_floats import pandas_refuses
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64
 
 # Field kinds: the host converters' codes (arrow_bridge.kernels.columns / fused).
@@ -42,6 +43,7 @@ CR = 13
 
 _days = cuda.jit(device=True)(days_from_civil.py_func)
 _past_int64 = cuda.jit(device=True)(integer_text_past_int64.py_func)  # pandas: no float from such an int
+_pandas_refuses = cuda.jit(device=True)(pandas_refuses.py_func)  # pandas: no NaN text, no blanks around inf
 _POW10 = np.array([10.0 ** k for k in range(23)], dtype=np.float64)  # exact up to 10**22
 _MAX_EXACT = np.uint64(1 << 53)
 _SIGN = np.uint64(1 << 63)
@@ -349,7 +351,8 @@ def parse_records(buf, ends, ncols, delim, quote, kinds, slots, params, quoted_n
         elif kind == FLOAT:
             state, x = parse_float(buf, s, e, params[j, 0])
             f64[slot, r] = x
-            ok = state != NOT_A_FLOAT and not (params[j, 1] != 0 and _past_int64(buf, s, e))
+            ok = state != NOT_A_FLOAT and not (params[j, 1] != 0 and _past_int64(buf, s, e)) \
+                and not (params[j, 2] != 0 and _pandas_refuses(buf, s, e))
             if state == ROUND_ON_HOST:
                 k = cuda.atomic.add(host_floats_used, 0, 1)
                 if k < host_floats.shape[0]:

@@ -385,6 +385,18 @@ BIG_INTEGERS = {  # pandas tries int64, uint64, Python ints, floats: where each 
 }
 
 
+@pytest.mark.parametrize("keep_default_na", [True, False])
+@pytest.mark.parametrize("text", ["NaN ", " nan", "NaN", "-nan", "+nan", "NAN", "INF ", " inf", "-inf ", "inf", "+inf",
+                                  "-Infinity", "iNf", " 1.5 ", "1e5 "])
+def test_float_specials_as_pandas_float_parser_takes_them(text, keep_default_na):
+    """pandas reads NaN only as a missing value's spelling, and an infinity without blanks
+    around it; pyarrow's semantics keep Arrow's grammar (NaN text, blanks trimmed)."""
+    data = b'a,b\n"%s",1\n1.5,2\n' % text.encode()
+    _reads_as_pandas(data, dict(keep_default_na=keep_default_na))
+    if text.strip().lower() in ("nan", "-nan", "+nan", "inf", "-inf", "+inf"):
+        assert arrow_bridge.read_csv(io.BytesIO(data)).column("a").type == pa.float64()
+
+
 @pytest.mark.parametrize("case", list(BIG_INTEGERS))
 def test_integers_past_int64_read_as_pandas_reads_them(case):
     _reads_as_pandas(BIG_INTEGERS[case], {})
