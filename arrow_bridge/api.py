@@ -511,7 +511,11 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
     options, steps = split_keywords(options)
     steps.objects_by_position = by_position
     steps.object_columns = tuple(key for key in steps.object_columns if key not in by_position)
+    strict = options.get("encoding_errors") in (None, "strict")
+
     def to_frame(table: pa.Table) -> "pd.DataFrame":
+        if strict:
+            _refuse_undecodable(table, source)
         return with_pandas_dtypes(to_pandas(table, dtype_backend), table, steps.pandas_dtypes)
 
     def labelled(frame: "pd.DataFrame") -> "pd.DataFrame":
@@ -578,6 +582,29 @@ def _fall_back(error: errors.CsvParseError, source: Source, start: int | None, o
     if not as_text:  # (text: parse_dates reads it)
         steps.dtype_fallbacks[name] = dtype_fallback.Fallback(wanted, names.index(name), error)
     return True
+
+
+def _refuse_undecodable(table: pa.Table, source: Source) -> None:
+    """pandas decodes every value with ``encoding_errors="strict"``: a column the reader
+    kept as bytes (invalid in the encoding) raises its ``UnicodeDecodeError``, naming
+    the column and row here (of ``table``: a chunk's, with ``chunksize``).
+
+    >>> _refuse_undecodable(pa.table({"a": pa.array([b"x", b"\\xe9"])}), "f.csv")
+    Traceback (most recent call last):
+    ...
+    UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in position 0: unexpected end of data (column 'a', row 1 of f.csv; pass encoding= or encoding_errors=)
+    """
+    for name, column in zip(table.column_names, table.columns):
+        if not (pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type)):
+            continue
+        for row, value in enumerate(column.to_pylist()):
+            try:
+                value is None or value.decode("utf-8")
+            except UnicodeDecodeError as error:
+                where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else f"<{type(source).__name__}>"
+                raise UnicodeDecodeError(error.encoding, error.object, error.start, error.end,
+                                         f"{error.reason} (column {name!r}, row {row} of {where}; pass encoding= "
+                                         "or encoding_errors=)") from None
 
 
 def _as_written(options: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:

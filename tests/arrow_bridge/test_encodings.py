@@ -190,6 +190,19 @@ def test_strict_decode_errors(encoding, bad, expected, block, stream):
         pd.read_csv(io.BytesIO(data), encoding=encoding)
 
 
+@pytest.mark.parametrize("options", [{}, dict(chunksize=1), dict(dtype_backend="pyarrow")])
+def test_read_pandas_raises_on_bytes_utf8_refuses_as_pandas(options):
+    """Without an encoding the reader keeps such a column as bytes (pyarrow's binary);
+    pandas' strict decoding raises there, so read_pandas does, naming column and row."""
+    data = b"a,b\n1,x\n2,\xe9\n"
+    with pytest.raises(UnicodeDecodeError):
+        pd.read_csv(io.BytesIO(data))
+    with pytest.raises(UnicodeDecodeError, match="column 'b', row [01] "):  # (a chunk's row in chunks)
+        frames = arrow_bridge.read_pandas(io.BytesIO(data), **options)
+        list(frames) if "chunksize" in options else frames
+    assert arrow_bridge.read_csv(io.BytesIO(data)).column("b").type == pa.binary()  # pyarrow's reading
+
+
 def test_pyarrow_options_raise_on_undecodable_bytes_as_pyarrow():
     data = b"a,b\n1,\x81\n"
     with pytest.raises(UnicodeDecodeError):
