@@ -343,7 +343,7 @@ def settled_text(column: pa.ChunkedArray, inferring: InferringConverter
     where that is floats and every value reads as one, else ``column`` itself."""
     import pyarrow.compute as pc
 
-    outcome = pandas_outcome(column)
+    outcome = pandas_outcome(column) if inferring.rules.infer_integers else None
     if outcome != "floats":
         return outcome, column
     text = _one_chunk(column).chunk(0)

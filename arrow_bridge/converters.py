@@ -64,6 +64,8 @@ class ValueRules:
     infer_dates: bool = True
     # True under pandas' semantics: integers as pandas' C parser reads them (a leading "+", no "0x")
     pandas_ints: bool = False
+    # False with pandas' quoting=csv.QUOTE_NONNUMERIC: inference never settles on an integer type
+    infer_integers: bool = True
 
     @classmethod
     def from_options(cls, opts: CsvOptions, null_values: Optional[Sequence[str]] = None) -> "ValueRules":
@@ -79,6 +81,7 @@ class ValueRules:
             iso_timestamps=not opts.custom_timestamps,
             infer_dates=opts.semantics == "pyarrow",
             pandas_ints=opts.semantics == "pandas",
+            infer_integers=opts.infer_integers,
         )
 
 
@@ -138,12 +141,12 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules, *, inferring: bool = 
     """
     # Cached: every read plans a spec per inference rung and per column (0.1 ms a read).
     return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8,
-                            rules.pandas_ints, inferring)
+                            rules.pandas_ints, inferring, rules.infer_integers)
 
 
 @functools.lru_cache(maxsize=1024)
 def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
-                     pandas_ints: bool, inferring: bool) -> ConversionSpec:
+                     pandas_ints: bool, inferring: bool, infer_integers: bool = True) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))
@@ -155,7 +158,9 @@ def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: boo
         kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
         # pandas' inference reads no float from an integer past int64 (params[1]: refuse one)
-        kind, params = columns.FLOAT, (decimal_point, int(pandas_ints and inferring), int(pandas_ints))
+        # (no integer inferred, as with QUOTE_NONNUMERIC: pandas tries floats first, past int64 too)
+        kind, params = columns.FLOAT, (decimal_point, int(pandas_ints and inferring and infer_integers),
+                                       int(pandas_ints))
     elif pa.types.is_boolean(type_):
         kind, params = columns.BOOL, (int(pandas_ints and not inferring), 0, 0)
     elif pa.types.is_date32(type_):

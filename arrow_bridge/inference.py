@@ -53,6 +53,8 @@ def _inferred(type_: pa.DataType, rules: ValueRules) -> bool:
     """Whether inference under ``rules`` may settle on ``type_``."""
     if _is_temporal(type_):
         return rules.infer_dates
+    if pa.types.is_integer(type_) and not rules.infer_integers:
+        return False
     return rules.pandas_ints if type_ == pa.uint64() else True
 
 
@@ -74,6 +76,11 @@ class InferringConverter:
         specs = [conversion_spec(t, rules, inferring=True) for t in ladder]
         self._kinds = np.array([spec.kind for spec in specs], dtype=np.int64)
         self._params = np.array([spec.params for spec in specs], dtype=np.int64)
+
+    @property
+    def rules(self) -> ValueRules:
+        """The value rules it infers under."""
+        return self._rules
 
     def sampled_rung(self, span: TokenizedSpan, col: int, rung: int) -> int:
         """The first rung >= ``rung`` that accepts the column's first :data:`SAMPLE_ROWS` values."""

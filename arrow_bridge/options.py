@@ -107,6 +107,8 @@ class CsvOptions:
     chunk_typed_columns: tuple[str, ...] | None = None
     # read_pandas' dtype dict: its names that also type a repeated header field's repeats (a.1 for a), as in pandas
     repeats_typed: tuple[str, ...] = ()
+    # False with pandas' quoting=csv.QUOTE_NONNUMERIC: its parser then infers no integer column (floats)
+    infer_integers: bool = True
 
     def __post_init__(self) -> None:
         for name in ("delimiter", "decimal_point"):
@@ -286,6 +288,8 @@ def _apply_pandas_keywords(opts: CsvOptions, kw: dict[str, Any]) -> CsvOptions:
         changes["quote_char"] = kw["quotechar"]
     if kw.get("quoting") == csv.QUOTE_NONE:
         changes["quote_char"] = None
+    if kw.get("quoting") == csv.QUOTE_NONNUMERIC:  # pandas: unquoted fields are numbers, floats
+        changes["infer_integers"] = False
     if "escapechar" in kw:
         changes["escape_char"] = kw["escapechar"]
     if "doublequote" in kw:

@@ -5,8 +5,8 @@ separators, two header rows, a custom line terminator, compressed bytes)."""
 from __future__ import annotations
 
 import bz2
-import gzip
 import csv
+import gzip
 import io
 import lzma
 import pickle
@@ -98,6 +98,24 @@ INDEX_DATES = {  # pandas parses an index level's text; where that fails, types 
     "yyyymmdd by position": (b"a,b\n20200102,1\n20200103,2\n", dict(index_col=0, parse_dates=True)),
     "levels by position": (b"a,b,c\n1,20200102,1\n2,20200103,2\n", dict(index_col=[0, 1], parse_dates=True)),
 }
+
+
+@pytest.mark.parametrize("data", [b"a,b\n1,x\n2,y\n", b'a\n"1"\nNA\n', b"a\n100000000000000000000\n", b"a\nTrue\n"])
+@pytest.mark.parametrize("options", [{}, dict(dtype={"a": "int64"}), dict(chunksize=1), dict(index_col="a")],
+                         ids=["inferred", "an int dtype", "chunks", "the index"])
+def test_quote_nonnumeric_infers_floats_as_pandas(data, options):
+    """pandas' C parser infers no integer column under QUOTE_NONNUMERIC (floats, past int64
+    too); a dtype asked for still applies."""
+    keywords = dict(quoting=csv.QUOTE_NONNUMERIC, **options)
+    try:
+        expected = pd.read_csv(io.BytesIO(data), **keywords)
+    except (ValueError, OverflowError):  # (an int dtype over NA or past int64: pandas raises, as do we)
+        with pytest.raises((ValueError, OverflowError)):
+            arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+        return
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    for mine, theirs in zip(got, expected, strict=True) if "chunksize" in options else [(got, expected)]:
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
 
 
 @pytest.mark.parametrize("case", list(INDEX_DATES))
