@@ -533,7 +533,8 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
         return DataFrameChunks(_stream(source, **options), chunksize,
                                lambda table: labelled(shape(table, steps, to_frame)),
                                numbered=steps.index_col is None or steps.index_col is False, restart=restart,
-                               fall_back=lambda error: _fall_back(error, source, start, options, steps))
+                               fall_back=lambda error: _fall_back(error, source, start, options, steps),
+                               empty_frame=options.get("nrows") != 0)
     table = _read_falling_back(source, options, steps)
     _check_conversion(table, source, parse_memory_limit(options.get("memory_limit")), dtype_backend)
     return labelled(shape(table, steps, to_frame))

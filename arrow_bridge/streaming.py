@@ -125,14 +125,15 @@ class DataFrameChunks:
     handed out are skipped: the chunk holding the value, and every later
     one, take that column's type from their own values, as in pandas.
     Without ``restart`` (a source that cannot be read twice) the error stands.
-    Where a value does not parse as the dtype asked of its column, ``fall_back``
+    ``empty_frame``: whether an input without rows gives one empty frame (as pandas'
+    does, but for ``nrows=0``). Where a value does not parse as the dtype asked of its column, ``fall_back``
     (given the error) says whether pandas falls back there, and if so has changed
     what ``restart`` reads: the column is then typed per chunk the same way.
     """
 
     def __init__(self, stream: Stream, chunksize: Optional[int], to_frame: Callable[[pa.Table], "pd.DataFrame"],
                  numbered: bool = True, restart: Optional[Callable[[tuple[str, ...]], Stream]] = None,
-                 fall_back: Callable[[CsvParseError], bool] = lambda error: False):
+                 fall_back: Callable[[CsvParseError], bool] = lambda error: False, empty_frame: bool = True):
         if chunksize is not None and (isinstance(chunksize, bool) or not isinstance(chunksize, int)
                                       or chunksize < 1):
             raise ValueError(f"'chunksize' must be an integer >=1, got {chunksize!r}")
@@ -147,7 +148,7 @@ class DataFrameChunks:
         self._held: list[pa.RecordBatch] = []
         self._held_rows = 0
         self._rows_out = 0  # rows returned so far: the next frame's first index
-        self._frames = 0
+        self._frames = 0 if empty_frame else 1  # (pandas gives no frame at all for nrows=0)
         self._exhausted = False
 
     def _begin(self, first: Union[pa.Schema, TextChunks]) -> None:

@@ -1098,6 +1098,14 @@ def test_a_byte_range_takes_the_implicit_index_of_the_file_not_of_its_first_reco
     assert got.to_dict("split") == {"index": [0], "columns": ["a", "b"], "data": [[8, 9]]}
 
 
+@pytest.mark.parametrize("data", [b"a\n1\n", b"a\n"], ids=["rows", "header only"])
+def test_nrows_0_gives_no_chunk_as_in_pandas(data):
+    assert len(list(arrow_bridge.read_pandas(io.BytesIO(data), chunksize=3, nrows=0))) == 0 == \
+        len(list(pd.read_csv(io.BytesIO(data), chunksize=3, nrows=0)))
+    with pytest.raises(StopIteration):
+        arrow_bridge.read_pandas(io.BytesIO(data), iterator=True, nrows=0).get_chunk()
+
+
 def test_whole_floats_in_a_chunk_are_read_as_text_once():
     """A float column whose chunk holds whole numbers only is typed by its text from then on
     (one reopened stream); a source read once keeps the first block's floats."""
