@@ -25,7 +25,8 @@ The rules are pandas' (``tokenizer.c`` of pandas 3, checked against
   as the reader cannot hold a line break in an unquoted value.
 * Lines holding only spaces and tabs are no records, as in pandas, while the
   filter scans (past that, the reader's tokenizer skips them, as without the
-  filter).
+  filter). Blanks followed by a comment are a record of one field holding
+  them, as in pandas: the filter quotes them, which the reader then keeps.
 * ``skipfooter`` drops the file's last lines, counted as ``skiprows`` counts
   them (a blank or comment line is one), a line ``skiprows`` skips too; never
   the header row. A first pass counts the lines (so the source must be able
@@ -96,6 +97,24 @@ def _put(out, n, c, i, target, hit):
         hit = i
     out[n] = c
     return n + 1, hit
+
+
+@njit(nogil=True, cache=True)
+def _blanks_quoted(out, record_out, n_out, quote, delim):
+    """``n_out`` after the record's text ``out[record_out:n_out]``, met by a comment: where
+    that text is only blanks (spaces and tabs, but the delimiter), it is quoted. pandas reads such a line as a record
+    of one field holding the blanks, which unquoted the reader would skip as blank. (The
+    record starts in this call's ``out``: a line of blanks is scanned again from its start
+    once a byte that is no blank, such as the comment, decides it.)"""
+    if quote < 0 or record_out < 0 or n_out == record_out:
+        return n_out
+    for k in range(record_out, n_out):
+        if not _is_blank(out[k], delim):
+            return n_out
+    out[record_out + 1: n_out + 1] = out[record_out: n_out].copy()
+    out[record_out] = quote
+    out[n_out + 1] = quote
+    return n_out + 2
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -320,8 +339,9 @@ def _filter_text(raw, pos, end, final, out, n_out, cap, n_cap, cap_ends, n_ends,
                 elif c == SPACE and skip_space:
                     emit = 0
                 elif c == comment:
-                    st = EAT_COMMENT
-                    emit = 0
+                    st, emit = EAT_COMMENT, 0
+                    if mode & KEEP:
+                        n_out = _blanks_quoted(out, record_out, n_out, quote, delim)
                 elif c != delim:
                     st = IN_FIELD
             else:  # IN_FIELD
@@ -330,8 +350,9 @@ def _filter_text(raw, pos, end, final, out, n_out, cap, n_cap, cap_ends, n_ends,
                 elif c == delim:
                     st = START_FIELD
                 elif c == comment:
-                    st = EAT_COMMENT
-                    emit = 0
+                    st, emit = EAT_COMMENT, 0
+                    if mode & KEEP:
+                        n_out = _blanks_quoted(out, record_out, n_out, quote, delim)
             if emit == 1 and custom and (c == LF or c == CR) and not data and mode & (KEEP | CAPTURE):
                 status = STRAY_LINE_BREAK  # pandas keeps it in an unquoted value: the reader cannot
                 break

@@ -113,6 +113,18 @@ def test_a_callable_is_asked_about_lines_that_exist_in_order():
     assert asked == sorted(set(asked)) and max(asked) <= 5
 
 
+@pytest.mark.parametrize("block_size", [1, 2, 3, 5, 16, 1 << 20])
+def test_blanks_before_a_comment_are_a_record_as_in_pandas(block_size, write_file):
+    """pandas skips a line of blanks, but not one of blanks then a comment: that is a record
+    of one field holding the blanks (the filter quotes them so the reader keeps them)."""
+    data = b"a,b\n  # note\n1,2\n\t#\n  \n3,4\n #end"
+    assert filtered(data, LineRules(comment="#"), block_size) == filtered(data, LineRules(comment="#"))
+    path = write_file("commented.csv", data)
+    pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, comment="#", block_size=max(block_size, 64),
+                                                           dtype_backend="numpy"),
+                                  pd.read_csv(path, comment="#"), check_exact=True)
+
+
 def test_a_callable_that_raises_raises():
     with pytest.raises(ZeroDivisionError):
         arrow_bridge.read_pandas(io.BytesIO(b"a\n1\n2\n"), skiprows=lambda i: 1 / (i - 2))
