@@ -555,6 +555,8 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
                 return table
             if start is not None:
                 source.seek(start)
+            if steps.numbers is not None:  # (thousands= would read numbers in that text again)
+                steps.numbers.untouched = (*steps.numbers.untouched, *as_written)
             return read_csv(source, **_as_written(options, as_written))
         except errors.CsvParseError as error:
             if not _readable_twice(source) or not _fall_back(error, source, start, options, steps):

@@ -405,6 +405,10 @@ def test_integers_past_int64_read_as_pandas_reads_them(case):
                                   pd.read_csv(io.BytesIO(data.getvalue()), dtype_backend="numpy_nullable"))
 
 
+def test_text_as_written_stays_text_under_thousands():
+    _reads_as_pandas(b'a,b\n"1,234",9223372036854775808\n5,\n', dict(thousands=","))  # b: '' stays ''
+
+
 def test_text_as_written_needs_a_second_read():
     """Where pandas keeps NA spellings as text, read_pandas reads the column again so; the
     Table names the column, its missing values missing; a source read once keeps them so."""
