@@ -79,8 +79,8 @@ class CsvParseError(pa.ArrowInvalid):
         self.args = (self._text(),)
 
     def __reduce__(self):  # keep the fields across processes (Dask workers)
-        if self.line is None and self.reason is None:
-            return (type(self), (str(self),))
+        if self.line is None and self.reason is None:  # a message only (and the column it may name)
+            return (type(self), (str(self),), {"column": self.column})
         return (type(self), (self.path, self.line, self.column, self.byte_offset, self.reason))
 
 

@@ -142,7 +142,8 @@ class DataFrameChunks:
         self._chunk_typed: tuple[str, ...] = ()
         self._skip = 0  # rows of a reopened stream already handed out
         self._batches = 0  # batches the stream gave so far
-        self._warned = 0  # batches of a reopened stream whose warnings the stream before gave
+        self._warned = 0  # batches of a reopened stream whose warnings the streams before gave
+        self._warned_most = 0  # the most batches any stream before gave
         self._begin(self._head(stream))
         self._numbered = numbered and not ImplicitColumns.of(self.schema).index  # pandas' implicit index is theirs
         self._held: list[pa.RecordBatch] = []
@@ -212,7 +213,8 @@ class DataFrameChunks:
             warnings.simplefilter("ignore", CsvBadLineWarning)
             self._begin(self._head(self._reopened(*columns)))
         self._held, self._held_rows, self._skip, self._exhausted = [], 0, self._rows_out, False
-        self._warned, self._batches = self._batches, 0
+        self._warned_most = max(self._warned_most, self._batches)
+        self._warned, self._batches = self._warned_most, 0
 
     def get_chunk(self, size: Optional[int] = None) -> "pd.DataFrame":
         """The next ``size`` rows (default ``chunksize``; with neither, all that
