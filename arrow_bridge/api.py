@@ -491,6 +491,47 @@ def read_pandas(source: Source, *, dtype_backend: str = "pyarrow", chunksize: in
         return _read_pandas(source, dtype_backend, chunksize, iterator, options)
     except EmptyCsvError as error:  # what pandas users catch: pandas.errors.EmptyDataError
         raise errors.PandasEmptyCsvError(*error.__reduce__()[1]) from None
+    except errors.CsvParseError as error:
+        if not _not_utf8(error):
+            raise
+        if error.line is None:  # a column finish's (pyarrow's words, no location)
+            raise errors.CsvDecodeError(str(error)) from None
+        bad, offset = _undecodable_at(source, error.byte_offset)
+        raise errors.CsvDecodeError(error.path, error.line, offset, "utf-8", bad,
+                                    f"invalid UTF-8 in column {error.column!r}") from None
+
+
+def _not_utf8(error: errors.CsvParseError) -> bool:
+    """Whether ``error`` is a text column's value that is not UTF-8 (the one thing a string
+    conversion refuses): pandas raises ``UnicodeDecodeError`` there."""
+    if error.line is None:
+        return "CSV conversion error to string: invalid value" in str(error)
+    return error.reason is not None and error.reason.startswith("cannot convert") \
+        and error.reason.endswith(("to string", "to large_string"))
+
+
+def _undecodable_at(source: Source, offset: int) -> tuple[bytes, int]:
+    """The bytes that are not UTF-8 in the field at ``offset`` of ``source``, and where they
+    start; ``(b"", offset)`` where the source cannot be read again."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source[offset: offset + 64])
+    elif isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as file:
+            file.seek(offset)
+            raw = file.read(64)
+    elif _readable_twice(source):
+        position = source.tell()
+        source.seek(offset)
+        raw = source.read(64)
+        source.seek(position)
+    else:
+        return b"", offset
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.end < len(raw) or len(raw) < 64:  # (not a character the 64 bytes cut in two)
+            return raw[error.start: error.end], offset + error.start
+    return b"", offset
 
 
 def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iterator: bool,

@@ -203,6 +203,20 @@ def test_read_pandas_raises_on_bytes_utf8_refuses_as_pandas(options):
     assert arrow_bridge.read_csv(io.BytesIO(data)).column("b").type == pa.binary()  # pyarrow's reading
 
 
+@pytest.mark.parametrize("options", [dict(dtype=str), dict(converters={"a": str}), dict(parse_dates=["a"]),
+                                     dict(index_col=0, parse_dates=True), dict(dtype={"a": "category"})],
+                         ids=["str", "converter", "parse_dates", "index dates", "category"])
+def test_read_pandas_raises_unicode_decode_error_on_a_text_column_too(options):
+    data = b"a,b\nx\xe9y,1\n"
+    with pytest.raises(UnicodeDecodeError):
+        pd.read_csv(io.BytesIO(data), **options)
+    with pytest.raises(UnicodeDecodeError) as raised:
+        arrow_bridge.read_pandas(io.BytesIO(data), **options)
+    assert isinstance(raised.value, arrow_bridge.CsvParseError)
+    if raised.value.byte_offset is not None:  # (a converter's column has no location)
+        assert (raised.value.object, raised.value.byte_offset) == (b"\xe9", 5)
+
+
 def test_pyarrow_options_raise_on_undecodable_bytes_as_pyarrow():
     data = b"a,b\n1,\x81\n"
     with pytest.raises(UnicodeDecodeError):
