@@ -281,27 +281,6 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
                              columns, inferring)
 
 
-def whole_number_floats(chunk: pa.Table, columns: Sequence[PlannedColumn]) -> list[str]:
-    """The columns of ``chunk`` (as :func:`finish_chunk` takes it) that a stream's first
-    block typed float64 and that hold here only whole numbers, no missing one: pandas
-    types a chunk's column by its text (``2`` int64, ``2.0`` float64), which only a read
-    as text tells (``read_pandas`` reads such a column so, per chunk, from then on).
-
-    >>> from arrow_bridge.read_plan import ColumnPlan
-    >>> plans = [ColumnPlan("a", 0, pa.float64(), first_block=True), ColumnPlan("b", 1, pa.float64(), first_block=True)]
-    >>> whole_number_floats(pa.table({"a": [2.0, 3.0], "b": [2.5, 3.0]}), plans)
-    ['a']
-    >>> whole_number_floats(pa.table({"a": [2.5, 3.0], "b": [2.5, None]}), plans)
-    []
-    """
-    import pyarrow.compute as pc
-
-    shown = [plan for plan in columns if not plan.hidden]
-    return [name for name, plan, column in zip(chunk.column_names, shown, chunk.columns)
-            if plan.first_block and column.type == pa.float64() and len(column) and not column.null_count
-            and pc.all(pc.and_(pc.is_finite(column), pc.equal(pc.floor(column), column))).as_py()]
-
-
 def settle_past_int64(table: pa.Table, columns: Sequence[PlannedColumn], inferring: InferringConverter) -> pa.Table:
     """``table`` (a read's under pandas' semantics, one column per shown plan in ``columns``)
     with each column of text whose type its values decide settled as pandas' C parser

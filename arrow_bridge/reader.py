@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from arrow_bridge import startup
 from arrow_bridge.assembly import assemble, assembly_bytes, settled_type
-from arrow_bridge.column_finish import finish_chunk, settle_past_int64, settled_text, whole_number_floats
+from arrow_bridge.column_finish import finish_chunk, settle_past_int64, settled_text
 from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.executors import DeviceExecutor, HostExecutor, SpanExecutor, SpanResult
 from arrow_bridge.executors.base import SpanPlan, SpanSink
@@ -199,8 +199,7 @@ class CsvReader:
         schema = self._marked(assemble([], self._batch_columns).schema)
         if self.opts.chunk_typed_columns is not None:
             plan = self.plan
-            yield TextChunks(schema, lambda chunk: finish_chunk(chunk, plan.columns, plan.inferring),
-                             lambda chunk: whole_number_floats(chunk, plan.columns))
+            yield TextChunks(schema, lambda chunk: finish_chunk(chunk, plan.columns, plan.inferring))
         else:
             yield schema
         return schema

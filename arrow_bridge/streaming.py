@@ -34,13 +34,11 @@ if TYPE_CHECKING:
 class TextChunks(NamedTuple):
     """A stream's first item where each chunk takes its own types (``chunk_typed_columns``
     set: pandas' chunks): the schema of its batches, which come unfinished (those
-    columns as text), ``finish``, which types a chunk (a Table of such batches)
-    from its own values, and ``text_needed``, the columns of a chunk whose type only
-    their text tells (:func:`~arrow_bridge.column_finish.whole_number_floats`)."""
+    columns as text), and ``finish``, which types a chunk (a Table of such batches)
+    from its own values."""
 
     schema: pa.Schema
     finish: Callable[[pa.Table], pa.Table]
-    text_needed: Callable[[pa.Table], list[str]] = lambda chunk: []
 
 
 Stream = Iterator[Union[pa.Schema, TextChunks, pa.RecordBatch]]  # the schema (or TextChunks) first, then batches
@@ -155,7 +153,6 @@ class DataFrameChunks:
     def _begin(self, first: Union[pa.Schema, TextChunks]) -> None:
         self.schema: pa.Schema = first.schema if isinstance(first, TextChunks) else first
         self._finish = first.finish if isinstance(first, TextChunks) else None
-        self._text_needed = first.text_needed if isinstance(first, TextChunks) else None
 
     def _next_batch(self) -> Optional[pa.RecordBatch]:
         """The stream's next batch (None at its end), read again with a column as
@@ -244,11 +241,6 @@ class DataFrameChunks:
         rest = table.slice(take)
         self._held, self._held_rows = rest.to_batches(), rest.num_rows
         chunk = table.slice(0, take)
-        if self._text_needed is not None and self._restart is not None:
-            needed = [name for name in self._text_needed(chunk) if name not in self._chunk_typed]
-            if needed:  # those columns as text from here, this chunk too (a source read once keeps floats)
-                self._reopen(*needed)
-                return self._take(size)
         try:
             chunk = self._finish(chunk) if self._finish is not None else chunk
         except CsvParseError as err:  # a column's finish met the value (its own na_values...)
