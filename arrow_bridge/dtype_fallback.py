@@ -32,11 +32,23 @@ class Fallback(NamedTuple):
     error: CsvParseError
 
     def apply(self, column: pa.ChunkedArray) -> Any:
-        """The column cast as pandas casts it; the reader's error where pandas' cast would fail too."""
+        """The column cast as pandas casts it; where pandas' cast would fail too, the reader's
+        error, or pandas' own where the value it fails on is another (a later chunk's)."""
         cast = cast_as_pandas(column, self.wanted, self.position)
         if cast is None:
-            raise self.error
+            raise self._refusal(column)
         return cast
+
+    def _refusal(self, column: pa.ChunkedArray) -> Exception:
+        """pandas' error for text it cannot cast to an int or float dtype: the first value
+        Python's ``int``/``float`` refuses; the reader's error (located) where it names that value."""
+        convert = int if self.wanted.kind in "iu" else float if self.wanted.kind == "f" else None
+        for value in column.to_pylist() if convert is not None else ():
+            try:
+                value is None or convert(value)
+            except ValueError as refused:
+                return self.error if repr(value) in (self.error.reason or "") else refused
+        return self.error
 
 
 def dtype_asked(dtype: Any, column: str) -> Any:

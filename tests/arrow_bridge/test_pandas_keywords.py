@@ -350,6 +350,16 @@ def test_a_dtype_that_refuses_a_value_falls_back_as_in_pandas(case):
     _reads_as_pandas(data, **keywords)
 
 
+def test_a_later_chunks_refusal_names_its_own_value_as_pandas():
+    data = b"a\n1\n1.0\nx\n2\n"
+    with pytest.raises(ValueError, match="invalid literal for int.. with base 10: 'x'"):
+        list(pd.read_csv(io.BytesIO(data), dtype={"a": "int64"}, chunksize=1))
+    with pytest.raises(ValueError, match="invalid literal for int.. with base 10: 'x'"):
+        list(arrow_bridge.read_pandas(io.BytesIO(data), dtype={"a": "int64"}, chunksize=1))
+    with pytest.raises(arrow_bridge.CsvParseError, match="3: column 'a': cannot convert '1.0' to int64"):
+        arrow_bridge.read_pandas(io.BytesIO(data), dtype={"a": "int64"})  # the whole read: located, as before
+
+
 @pytest.mark.parametrize("case", list(DTYPE_FALLBACKS))
 def test_a_dtype_falls_back_per_chunk_as_in_pandas(case):
     """A chunk whose value the dtype refuses: the stream reopens with that column typed
