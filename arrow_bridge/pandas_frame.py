@@ -448,7 +448,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
             dated = [k for k, name in enumerate(index)
                      if (dates is True or name in dated_names) and _dtype_given(steps, name) is None]
             parts = [frame.index.get_level_values(k) for k in range(frame.index.nlevels)]
-            parts = [_text_dates(part, steps) if k in dated else part for k, part in enumerate(parts)]
+            # (a level the list named was parsed as a column above: only typed here, not parsed again)
+            parts = [(_text_dates(part, steps) if dates is True else _typed_index_text(part)) if k in dated else part
+                     for k, part in enumerate(parts)]
             frame.index = pd.MultiIndex.from_arrays(parts, names=frame.index.names) \
                 if isinstance(frame.index, pd.MultiIndex) else parts[0]
     if steps.header_rows is not None:
@@ -691,6 +693,9 @@ _SPACE = "[ \\t\\n\\x0b\\f\\r]*"  # pandas' isspace_ascii, around a number
 _INFINITY = "[+-]?(?i:inf(?:inity)?)"
 
 
+#: The words pandas casts to booleans after its parse (an index, numbers with ``thousands``).
+_BOOLEAN_WORDS = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
+
 #: The decimal point where ``thousands`` is ``decimal`` too: a byte no CSV number holds.
 _NO_DECIMAL_POINT = "\x00"
 
@@ -807,9 +812,9 @@ class Thousands:
         """The column as booleans where every value is one of pandas' words for them; None else."""
         import pyarrow.compute as pc
         values = self._values(column)
-        trues = pc.is_in(values, value_set=pa.array(["True", "TRUE", "true"]))
+        trues = pc.is_in(values, value_set=pa.array([word for word, truth in _BOOLEAN_WORDS.items() if truth]))
         missing = pc.is_null(values)
-        words = pc.or_(pc.or_(trues, missing), pc.is_in(values, value_set=pa.array(["False", "FALSE", "false"])))
+        words = pc.or_(pc.or_(trues, missing), pc.is_in(values, value_set=pa.array(list(_BOOLEAN_WORDS))))
         return pc.if_else(missing, None, trues) if pc.all(words).as_py() else None
 
     def _strict(self, column: pa.ChunkedArray, name: str, target: pa.DataType) -> pa.ChunkedArray:
@@ -1030,10 +1035,10 @@ def _typed_index_text(values: Any) -> Any:
         return pd.to_numeric(values)
     except (ValueError, TypeError):
         pass
-    words = {"True": True, "TRUE": True, "true": True, "False": False, "FALSE": False, "false": False}
     present = values.dropna()
-    if len(present) and present.isin(list(words)).all():
-        return values.map(words) if len(present) == len(values) else values.map(words).astype(object)
+    if len(present) and present.isin(list(_BOOLEAN_WORDS)).all():
+        words = values.map(_BOOLEAN_WORDS)
+        return words if len(present) == len(values) else words.astype(object)
     return values
 
 
