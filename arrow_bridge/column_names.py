@@ -9,15 +9,10 @@ other per-column keywords can use the names the DataFrame will have.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Collection, Mapping, Sequence
 
 import pyarrow as pa
-
-#: The names pandas makes up for empty header fields (with a repeat's suffix).
-_UNNAMED = re.compile(r"Unnamed: \d+(?:\.\d+)*")
-
 
 def deduplicated(names: Sequence[str], unnamed: Sequence[int] = ()) -> list[str]:
     """Column names made unique as pandas makes a header's: a repeated ``a``
@@ -68,14 +63,15 @@ def renamed_fields(fields: Sequence[str], names: Sequence[str]) -> tuple[tuple[s
     return tuple((name, field) for name, field in zip(names, fields) if field and name != field)
 
 
-def is_unnamed(name: Any) -> bool:
-    """Whether ``name`` is one pandas makes up for an empty header field: an
-    index column of that name has no name (``None``) in pandas.
+def unnamed_fields(fields: Sequence[str], names: Sequence[str]) -> tuple[str, ...]:
+    """The names :func:`pandas_header` made up for empty header fields: an
+    index column of such a name has no name (``None``) in pandas, while a
+    header that spells ``Unnamed: 0`` itself keeps it.
 
-    >>> is_unnamed("Unnamed: 0"), is_unnamed("Unnamed: 2.1"), is_unnamed("id")
-    (True, True, False)
+    >>> unnamed_fields(["", "Unnamed: 1", ""], pandas_header(["", "Unnamed: 1", ""]))
+    ('Unnamed: 0', 'Unnamed: 2')
     """
-    return isinstance(name, str) and _UNNAMED.fullmatch(name) is not None
+    return tuple(name for name, field in zip(names, fields) if field == "")
 
 
 #: The schema metadata key naming the columns pandas' implicit index made up
@@ -90,7 +86,8 @@ class ImplicitColumns:
     ``index``, the index levels in level order; ``trailing``, the fields
     ``index_col=False`` leaves out; and ``renamed``, the names pandas made up for a
     header field seen before (``("a.1", "a")``: :func:`renamed_fields`), which a
-    ``dtype`` for that field also types. Kept in a Table's schema metadata, so
+    ``dtype`` for that field also types; ``unnamed``, those it made up for empty
+    header fields (:func:`unnamed_fields`). Kept in a Table's schema metadata, so
     that a header field spelled like one of them stays a column.
 
     >>> made = ImplicitColumns(index=("__index_level_0__",))
@@ -101,12 +98,13 @@ class ImplicitColumns:
     index: tuple[str, ...] = ()
     trailing: tuple[str, ...] = ()
     renamed: tuple[tuple[str, str], ...] = ()
+    unnamed: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.index or self.trailing or self.renamed)
+        return bool(self.index or self.trailing or self.renamed or self.unnamed)
 
     def metadata(self) -> dict[bytes, bytes]:
-        made = {"index": self.index, "trailing": self.trailing, "renamed": self.renamed}
+        made = {"index": self.index, "trailing": self.trailing, "renamed": self.renamed, "unnamed": self.unnamed}
         return {IMPLICIT_COLUMNS_KEY: json.dumps(made).encode()}
 
     @classmethod
@@ -116,7 +114,8 @@ class ImplicitColumns:
         if found is None:
             return cls()
         made = json.loads(found)
-        return cls(tuple(made["index"]), tuple(made["trailing"]), tuple(map(tuple, made.get("renamed", ()))))
+        return cls(tuple(made["index"]), tuple(made["trailing"]), tuple(map(tuple, made.get("renamed", ()))),
+                   tuple(made.get("unnamed", ())))
 
     def repeats_of(self, keyed: Mapping[Any, Any], own: Collection[Any]) -> dict[Any, Any]:
         """The entries ``keyed`` (a ``dtype`` dict) gives the names pandas made up for
@@ -141,8 +140,9 @@ def implicit_index(names: Sequence[str], fields: int, rule: Any) -> tuple[list[s
     the names go to the others. A made-up name the header has gets ``_``
     appended until it is new.
 
-    >>> implicit_index(["a", "b"], 3, "leading")
-    (['__index_level_0__', 'a', 'b'], ImplicitColumns(index=('__index_level_0__',), trailing=(), renamed=()))
+    >>> names, made_up = implicit_index(["a", "b"], 3, "leading")
+    >>> names, made_up.index
+    (['__index_level_0__', 'a', 'b'], ('__index_level_0__',))
     >>> implicit_index(["a", "b"], 4, (2, 0))[0]
     ['__index_level_1__', 'a', '__index_level_0__', 'b']
     >>> implicit_index(["a", "__trailing_2__"], 3, "trailing")[0]

@@ -19,16 +19,18 @@ to the source instead (:mod:`arrow_bridge.line_filters`,
 """
 from __future__ import annotations
 
+import csv
 import re
 from numbers import Integral
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
+import numpy as np
 import pyarrow as pa  # pyarrow.compute is imported in the functions that use it: ~50 ms of every start-up
 
 from arrow_bridge import python_ints
 from arrow_bridge.column_finish import NumericNulls, numeric_null_values
-from arrow_bridge.column_names import ImplicitColumns, is_unnamed
+from arrow_bridge.column_names import ImplicitColumns
 from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.line_filters import LINE_KEYWORDS, LineRules, header_fields
 from arrow_bridge.options import resolve_options, to_arrow_type
@@ -267,8 +269,6 @@ def with_csv_dialect(options: Mapping[str, Any]) -> dict[str, Any]:
     dialect = options.pop("dialect", None)
     if dialect is None:
         return options
-    import csv
-
     if isinstance(dialect, str):
         dialect = csv.get_dialect(dialect)
     for key, value in (("sep", dialect.delimiter), ("quotechar", dialect.quotechar),
@@ -405,9 +405,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         if not len(frame) and key in steps.converted_dtypes:  # nothing converted: pandas takes the dtype
             frame[name] = frame[name].astype(object).astype(steps.converted_dtypes[key])
             continue
-        converted = (convert(value) for value in frame[name])
-        frame[name] = pd.Series([float("nan") if isinstance(value, str) and value in nulls else value
-                                 for value in converted], index=frame.index, name=name)
+        missing = _ConverterNulls(nulls)
+        frame[name] = pd.Series([float("nan") if missing(value) else value for value in map(convert, frame[name])],
+                                index=frame.index, name=name)
     categorical = list(steps.categories) if steps.categories is not True else _all_but(frame, steps.converters)
     for key in categorical:  # named before the read (name_positions); pandas ignores a column the file lacks
         if not _has_column(frame, key):
@@ -440,7 +440,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for name in set(index):
             frame[name] = _index_level(frame[name], name in python_ints.named(table.schema))
         frame = frame.set_index(index)
-        frame.index.names = [None if is_unnamed(name) or name in made_up.index else name
+        frame.index.names = [None if name in made_up.unnamed or name in made_up.index else name
                              for name in frame.index.names]
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
@@ -532,7 +532,6 @@ class CategoryWords:
         >>> CategoryWords().categorical(pd.Series(["2", "1"]), pd.CategoricalDtype([2, 1])).cat.codes.tolist()
         [0, 1]
         """
-        import numpy as np
         import pandas as pd
 
         values = column.to_numpy(dtype=object, na_value=np.nan)
@@ -574,6 +573,30 @@ def _is_category(kind: Any) -> bool:
     from pandas.api.types import CategoricalDtype
 
     return isinstance(kind, CategoricalDtype) or isinstance(kind, str) and kind == "category"
+
+
+class _ConverterNulls:
+    """Whether pandas makes a converter's result missing: text that is one of the
+    column's null spellings, or a number (bools too) equal to one that reads as a
+    number (``na_values=["0"]`` takes ``0``, ``0.0`` and ``False``).
+
+    >>> missing = _ConverterNulls(frozenset({"NA", "5.0"}))
+    >>> [missing(value) for value in ("NA", 5, 5.0, True, " 5", [5], b"5")]
+    [True, True, True, False, False, False, False]
+    """
+
+    def __init__(self, spellings: frozenset[str]):
+        self.spellings, self.numbers = spellings, frozenset(numeric_null_values(sorted(spellings)))
+
+    def __call__(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return value in self.spellings
+        if self.numbers and isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+            try:
+                return float(value) in self.numbers
+            except OverflowError:  # an int past a float's range equals no spelling
+                return False
+        return False
 
 
 def _spellings_of(options: Mapping[str, Any], keys: Sequence[Union[int, str]]
@@ -719,6 +742,7 @@ class Thousands:
     types: Mapping[str, pa.DataType]  # explicit numeric dtypes, read as text
     every_column: Optional[pa.DataType]  # one explicit numeric dtype for all
     untouched: tuple[str, ...]  # text pandas hands on as it is (converters, dates, categories, str dtypes)
+    integers: bool = True  # False under QUOTE_NONNUMERIC, where pandas' numbers are floats
 
     @classmethod
     def split(cls, options: dict[str, Any], separator: Any, untouched: Sequence[str] = ()
@@ -746,15 +770,17 @@ class Thousands:
         nulls = resolve_options(semantics="pandas", **{key: options[key] for key in
                                                        ("na_values", "keep_default_na", "convert_options")
                                                        if key in options}).null_values
-        return options, cls(separator, decimal, tuple(nulls), types, every, tuple(map(str, untouched)))
+        return options, cls(separator, decimal, tuple(nulls), types, every, tuple(map(str, untouched)),
+                            options.get("quoting") != csv.QUOTE_NONNUMERIC)
 
     def apply(self, table: pa.Table) -> pa.Table:
         """``table`` with its text columns read as numbers where they all are."""
         if "*" in self.untouched:
             return table
+        untouched = {*self.untouched, *python_ints.named(table.schema, python_ints.AS_WRITTEN_KEY)}
         for j, name in enumerate(table.column_names):
             column = table.column(j)
-            if name in self.untouched or not (pa.types.is_string(column.type) or
+            if name in untouched or not (pa.types.is_string(column.type) or
                                               pa.types.is_large_string(column.type)):
                 continue
             target = self.types.get(name, self.every_column)
@@ -796,7 +822,7 @@ class Thousands:
         if first is None or not (re.fullmatch(integer, first) or re.fullmatch(floating, first)):
             return None  # all null, or text from its first value on (most text columns: no pass over them)
         values = self._values(column)
-        if pc.all(pc.match_substring_regex(values, integer)).as_py():
+        if self.integers and pc.all(pc.match_substring_regex(values, integer)).as_py():
             digits = self._digits(values, False)
             for kind in (pa.int64(), pa.uint64()):
                 try:
@@ -988,7 +1014,6 @@ def _is_text(dtype: Any) -> bool:
 def _as_text(values: "pd.Series") -> "pd.Series":
     """Each value's ``str``, missing ones NaN: what pandas' date parsing reads of a column
     that is not text (``ensure_string_array``)."""
-    import numpy as np
     import pandas as pd
 
     objects = np.asarray(values)  # as pandas sees them: Int64 with a missing value is floats

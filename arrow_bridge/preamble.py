@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arrow_bridge.column_names import ImplicitColumns, implicit_index, pandas_header, renamed_fields
+from arrow_bridge.column_names import ImplicitColumns, implicit_index, pandas_header, renamed_fields, unnamed_fields
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import CsvParseError, EmptyCsvError, MissingColumnsError
 from arrow_bridge.jit import njit
@@ -128,9 +128,10 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
                                 "empty CSV file: no header row")
         names = [_decode_name(v, source.name, _line_at(data, header_at), header_at) for v in header]
     renamed: tuple[tuple[str, str], ...] = ()
+    unnamed: tuple[str, ...] = ()
     if opts.header and opts.column_names is None and opts.semantics == "pandas":
         header_names, names = names, pandas_header(names)
-        renamed = renamed_fields(header_names, names)
+        renamed, unnamed = renamed_fields(header_names, names), unnamed_fields(header_names, names)
     if opts.column_names is not None:
         names = list(opts.column_names)
     elif not opts.header:
@@ -148,7 +149,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         field_count = _first_record_fields(data, pos, opts)
         if field_count > len(names):
             names, made_up = implicit_index(names, field_count, _implicit_rule(opts, names))
-    made_up = dataclasses.replace(made_up, renamed=renamed) if renamed else made_up
+    made_up = dataclasses.replace(made_up, renamed=renamed, unnamed=unnamed) if renamed or unnamed else made_up
     return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, made_up)
 
 

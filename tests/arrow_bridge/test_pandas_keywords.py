@@ -66,6 +66,11 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
     "na_values by position": (b"a,b\nx,1\n-,2\n", dict(converters={"a": len}, na_values={0: ["-", "x"]})),
     "a number for the empty text": (b"a,b\n1,\n2,y\n,z\n", dict(converters={"a": lambda s: int(s) if s else -1})),
     "by position": (b"a,b\n1,\n2,y\n,z\n", dict(converters={0: lambda s: s + "!"})),
+    # and numbers (bools too) equal to a spelling that reads as a number
+    "a number equal to a spelling": (b"a,b\nx,1\nyy,2\n", dict(converters={"a": len}, na_values=["1.0"])),
+    "a bool equal to one": (b"a,b\nTrue,1\nx,2\n", dict(converters={"a": lambda s: s == "True"}, na_values=["0"])),
+    "a float, its own spelling": (b"a,b\nx,1\ny,2\n", dict(converters={"a": lambda s: 5.0}, na_values={"a": ["5"]})),
+    "but not with na_filter=False": (b"a,b\nx,1\n", dict(converters={"a": len}, na_values=["1"], na_filter=False)),
     # no rows: nothing converted, and pandas gives the column the dtype asked of it
     "no rows, a dtype for it": (b"a,b\n", dict(converters={"a": str}, dtype={"a": "Int64"})),
     "no rows, one dtype": (b"a,b\n", dict(converters={"a": str}, dtype="float64")),
@@ -100,9 +105,11 @@ INDEX_DATES = {  # pandas parses an index level's text; where that fails, types 
 }
 
 
-@pytest.mark.parametrize("data", [b"a,b\n1,x\n2,y\n", b'a\n"1"\nNA\n', b"a\n100000000000000000000\n", b"a\nTrue\n"])
-@pytest.mark.parametrize("options", [{}, dict(dtype={"a": "int64"}), dict(chunksize=1), dict(index_col="a")],
-                         ids=["inferred", "an int dtype", "chunks", "the index"])
+@pytest.mark.parametrize("data", [b"a,b\n1,x\n2,y\n", b'a\n"1"\nNA\n', b"a\n100000000000000000000\n", b"a\nTrue\n",
+                                  b'a\n"1,234"\n5\n'])
+@pytest.mark.parametrize("options", [{}, dict(dtype={"a": "int64"}), dict(chunksize=1), dict(index_col="a"),
+                                     dict(thousands=",")],
+                         ids=["inferred", "an int dtype", "chunks", "the index", "thousands"])
 def test_quote_nonnumeric_infers_floats_as_pandas(data, options):
     """pandas' C parser infers no integer column under QUOTE_NONNUMERIC (floats, past int64
     too); a dtype asked for still applies."""
@@ -115,6 +122,25 @@ def test_quote_nonnumeric_infers_floats_as_pandas(data, options):
         return
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
     for mine, theirs in zip(got, expected, strict=True) if "chunksize" in options else [(got, expected)]:
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+
+
+UNNAMED_INDEX = {  # pandas names no index level made of an empty header field, but one spelled "Unnamed: 0"
+    "an empty field": (b",b\n1,2\n", dict(index_col=0)),
+    "spelled so": (b'"Unnamed: 0",b\n1,2\n', dict(index_col=0)),
+    "spelled so, no rows": (b"Unnamed: 5,b\n", dict(index_col="Unnamed: 5")),
+    "one of each": (b",Unnamed: 0\n1,2\n", dict(index_col=[0, 1])),
+    "spelled so, in chunks": (b"Unnamed: 0,b\n1,2\n3,4\n", dict(index_col=0, chunksize=1)),
+    "given as names": (b"1,2\n", dict(index_col=0, names=["Unnamed: 0", "b"])),
+}
+
+
+@pytest.mark.parametrize("case", list(UNNAMED_INDEX))
+def test_an_unnamed_index_level_as_pandas(case):
+    data, keywords = UNNAMED_INDEX[case]
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    expected = pd.read_csv(io.BytesIO(data), **keywords)
+    for mine, theirs in zip(got, expected, strict=True) if "chunksize" in keywords else [(got, expected)]:
         pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
 
 
