@@ -57,7 +57,7 @@ from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.numbers.parse_dates import parse_timestamp, to_unit
 from arrow_bridge.options import CsvOptions, is_iso8601
-from arrow_bridge.python_ints import AS_WRITTEN_KEY, marked, pandas_outcome, uint64_conflict
+from arrow_bridge.python_ints import AS_WRITTEN_KEY, marked, named, pandas_outcome, uint64_conflict
 
 
 class PlannedColumn(Protocol):
@@ -257,7 +257,9 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
     first block's), a column the first block inferred as strings whose
     values here read as numbers or booleans takes that type, one of uint64
     whose values here fit int64 takes int64, and one without a value here
-    is of nulls. ``inferring``: the read's (:attr:`ReadPlan.inferring`).
+    is of nulls. A column read as raw text whose values pandas keeps as written
+    (:func:`settle_past_int64`) is that text, NA spellings and empty fields
+    too. ``inferring``: the read's (:attr:`ReadPlan.inferring`).
 
     >>> from arrow_bridge.read_plan import ColumnPlan
     >>> plan = ColumnPlan("a", 0, pa.string(), first_block=True)
@@ -265,9 +267,11 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
     >>> finish_chunk(pa.table({"a": ["1", None]}), [plan], inferring).column("a").type
     DataType(int64)
     """
-    arrays = []
+    arrays, raw = [], {}
     for j, plan in enumerate(columns):
         column = chunk.column(j)
+        if plan.raw_text and plan.typed_by_values:
+            raw[chunk.column_names[j]] = column
         if plan.first_block and len(column) and column.null_count == len(column):
             column = pa.chunked_array([pa.nulls(len(column))])
         elif plan.first_block and column.type == pa.string():
@@ -277,8 +281,21 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
         elif plan.finish is not None and plan.finish.decides_type:
             column = _one_chunk(column)  # text whose type the finish infers: one pass
         arrays.append(plan.finish.apply(column, plan) if plan.finish is not None else column)
-    return settle_past_int64(pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata),
-                             columns, inferring)
+    table = settle_past_int64(pa.Table.from_arrays(arrays, names=chunk.column_names, metadata=chunk.schema.metadata),
+                              columns, inferring)
+    for name in named(table.schema, AS_WRITTEN_KEY):
+        if name in raw:
+            j = table.column_names.index(name)
+            table = table.set_column(j, name, _as_text(raw[name]))
+    return table
+
+
+def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Raw text (binary) as strings; as it is where it is not UTF-8 (``read_pandas`` raises pandas' error)."""
+    try:
+        return column.cast(pa.string())
+    except pa.ArrowInvalid:
+        return column
 
 
 def settle_past_int64(table: pa.Table, columns: Sequence[PlannedColumn], inferring: InferringConverter) -> pa.Table:
@@ -315,10 +332,14 @@ def settled_text(column: pa.ChunkedArray, inferring: InferringConverter
                  ) -> tuple[Optional[str], pa.ChunkedArray]:
     """``(outcome, column)``: what pandas makes of ``column`` (text whose type its values
     decide: :func:`~arrow_bridge.python_ints.pandas_outcome`), and the column as floats
-    where that is floats and every value reads as one, else ``column`` itself."""
+    where that is floats and every value reads as one, as uint64 where that is uint64,
+    else ``column`` itself."""
     import pyarrow.compute as pc
 
     outcome = pandas_outcome(column) if inferring.rules.infer_integers else None
+    if outcome == "uint64":
+        digits = pc.replace_substring_regex(pc.utf8_trim(column, " \t"), "^\\+", "")
+        return outcome, digits.cast(pa.uint64())
     if outcome != "floats":
         return outcome, column
     text = _one_chunk(column).chunk(0)

@@ -155,7 +155,7 @@ def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: boo
     elif pa.types.is_signed_integer(type_):
         kind, params = columns.SIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_unsigned_integer(type_):
-        kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), 0)
+        kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), int(pandas_ints and inferring))
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
         # pandas' inference reads no float from an integer past int64 (params[1]: refuse one)
         # (no integer inferred, as with QUOTE_NONNUMERIC: pandas tries floats first, past int64 too)

@@ -41,7 +41,7 @@ PYTHON_INTS_KEY = b"arrow_bridge.python_ints"
 #: The schema metadata key listing the columns whose missing values pandas keeps as their text.
 AS_WRITTEN_KEY = b"arrow_bridge.text_as_written"
 
-Outcome = Literal["python ints", "floats", "text as written"]
+Outcome = Literal["python ints", "floats", "uint64", "text as written"]
 
 _INT64 = range(-2**63, 2**63)
 _UINT64_MAX = 2**64 - 1
@@ -58,7 +58,9 @@ _PAST_INT64_LIKE = r"^[ \t\n\v\f\r]*[+-]?[0-9]{19,}$"  # an integer int64 may no
 def pandas_outcome(column: pa.ChunkedArray) -> Optional[Outcome]:
     """What pandas' C parser makes of ``column``, the text of a column whose type its
     values decide and the kernels left text: ``"python ints"``, ``"floats"`` (where
-    the float parser takes every value: the caller tries), ``"text as written"``
+    the float parser takes every value: the caller tries), ``"uint64"`` (the kernels
+    refuse a value past int64 with a blank after it, which pandas' uint64 try takes
+    once its int64 try stopped at an earlier one), ``"text as written"``
     (pandas gave up on numbers there and keeps every value's text, NA spellings and
     empty fields too) or None (text).
 
@@ -81,6 +83,8 @@ def pandas_outcome(column: pa.ChunkedArray) -> Optional[Outcome]:
     stopped = _int64_try(texts)
     if stopped == "overflow":
         stopped = _uint64_try(texts)
+        if stopped is None:
+            return "uint64"
     if stopped == "not an integer":
         return "floats"
     if stopped == "overflow" and _all_python_ints(texts):

@@ -77,9 +77,11 @@ class ColumnPlan:
     @property
     def converted_as_inferred(self) -> bool:
         """Whether the kernels convert it as inference does (:func:`conversion_spec`): inferred,
-        or typed by a stream's first block. Not a float typed so: pandas' float try was reached
-        in the first block, and takes a later integer past int64 (:mod:`arrow_bridge.python_ints`)."""
-        return self.inferred or (self.first_block and not pa.types.is_floating(self.type))
+        or typed by a stream's first block. Not a float or uint64 typed so: pandas' float or
+        uint64 try was reached in the first block, and takes a later integer past int64, one
+        with a blank after its digits too (:mod:`arrow_bridge.python_ints`)."""
+        return self.inferred or (self.first_block and not pa.types.is_floating(self.type)
+                                 and self.type != pa.uint64())
 
     @property
     def raw_text(self) -> bool:

@@ -447,14 +447,14 @@ class CsvReader:
         self.errors = FixedTypeErrors(self.plan, inferred)
 
     def _settle_first_block(self, result: SpanResult, inferred: Sequence[int]) -> None:
-        """The first block's text columns as floats where pandas reads floats there (an
-        integer past int64 after a float: :func:`settle_past_int64`); the stream's type then."""
-        text, floats = INFERENCE_LADDER.index(pa.string()), INFERENCE_LADDER.index(pa.float64())
+        """The first block's text columns as floats or uint64 where pandas reads them so
+        (an integer past int64 after a float: :func:`settle_past_int64`); the stream's type then."""
+        text = INFERENCE_LADDER.index(pa.string())
         for j in inferred:
             if result.rungs[j] == text:
                 outcome, settled = settled_text(pa.chunked_array([result.columns[j]]), self.plan.inferring)
-                if outcome == "floats":
-                    result.columns[j], result.rungs[j] = settled.chunk(0), floats
+                if outcome in ("floats", "uint64"):
+                    result.columns[j], result.rungs[j] = settled.chunk(0), INFERENCE_LADDER.index(settled.type)
 
     @property
     def _table_filter(self) -> Optional["RowFilter"]:

@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from arrow_bridge.column_names import ImplicitColumns
 from arrow_bridge.errors import CsvBadLineWarning, CsvParseError, FirstBlockTypeError
+from arrow_bridge.python_ints import AS_WRITTEN_KEY, named
 from ndp_core.engine import raise_keyboard_interrupt_after
 
 if TYPE_CHECKING:
@@ -247,6 +248,10 @@ class DataFrameChunks:
             if not self._recoverable(err):
                 raise
             self._reopen(err.column)
+            return self._take(size)
+        as_written = [name for name in named(chunk.schema, AS_WRITTEN_KEY) if name not in self._chunk_typed]
+        if as_written and self._restart is not None:  # pandas keeps their text as written: read it raw
+            self._reopen(*as_written)
             return self._take(size)
         frame = self._to_frame(chunk)
         if self._numbered:

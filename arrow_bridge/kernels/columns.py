@@ -37,6 +37,8 @@ NULL, SIGNED, UNSIGNED, FLOAT, BOOL, DATE, TIME, TIMESTAMP = range(8)
 _COUNTER_OF_KIND = (NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTED, BOOLS_CONVERTED,
                     TEMPORALS_CONVERTED, TEMPORALS_CONVERTED, TEMPORALS_CONVERTED)
 
+_INT64_MAX = np.uint64(2**63 - 1)
+
 # Why one kernel with a field prologue written out in its loop: in Numba,
 # handing the span's or spelling sets' tuples of arrays to a helper inside the
 # row loop adds reference-count traffic per field (measured: 17 ns per integer
@@ -50,7 +52,9 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     """Converts one column into fixed-width values.
 
     ``kind``/``params``: ``NULL`` (every field must be a null spelling),
-    ``SIGNED``/``UNSIGNED`` ``(bits, pandas_ints, 0)``, ``FLOAT`` ``(decimal_point,
+    ``SIGNED`` ``(bits, pandas_ints, 0)``, ``UNSIGNED`` ``(bits, pandas_ints, pandas_inferring)`` (with
+    ``pandas_inferring`` a value past int64 with a blank after its digits is refused: pandas' int64
+    try sees no integer there, and reads the column as floats), ``FLOAT`` ``(decimal_point,
     no_big_ints, pandas_floats)`` (with ``no_big_ints`` an integer past int64 is refused; with
     ``pandas_floats`` what pandas' float parser refuses: ``parse_floats.pandas_refuses``)
     (float32 when ``out`` is), ``BOOL`` ``(digits, 0, 0)`` (values go to the bitmap ``bits``;
@@ -100,6 +104,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
         elif kind == UNSIGNED:
             ok, u = parse_unsigned(src, s, e, p0, p1)
             out[r] = u
+            if ok and p2 and u > _INT64_MAX and (src[e - 1] == 32 or src[e - 1] == 9):
+                ok = False
         elif kind == FLOAT:
             if out.itemsize == 4:
                 ok, f32 = parse_float32(src, s, e, np.uint8(p0))

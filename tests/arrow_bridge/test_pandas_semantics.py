@@ -378,6 +378,9 @@ BIG_INTEGERS = {  # pandas tries int64, uint64, Python ints, floats: where each 
     "uint64's, a missing value, a float: floats": b"a,b\n9223372036854775808,1\nNA,2\n1.5,3\n",
     "a space before: Python ints": b'a\n" 18446744073709551616"\n',
     "a space after: no integer, a float": b'a\n"18446744073709551616 "\n',
+    "uint64's with a blank after: no integer, floats": b"a\n18446744073709551615 \n1\n",
+    "a blank after, a missing value: floats": b"a,b\n,1\n9223372036854775808\t,2\n",
+    "uint64's, then one with a blank after: uint64": b"a\n9223372036854775808\n+9223372036854775809 \n",
     # pandas gives up on numbers there and keeps every value's text, NA spellings and empty ones too
     "uint64's and missing values: text as written": b"a,b\n9223372036854775808,1\nNA,2\n,3\n",
     "uint64's, a negative one and N/A: text as written": b"a\n9223372036854775808\n-1\nN/A\n",
@@ -434,6 +437,26 @@ def test_an_integer_past_int64_among_floats_reads_alike_on_every_path(tmp_path, 
     assert table.column("x").type == (pa.float64() if first == b"1.5" else pa.string())
 
 
+@pytest.mark.parametrize("late", [b"18446744073709551615 ", b"9223372036854775809\t"])
+def test_uint64s_with_a_blank_after_read_alike_on_every_path(tmp_path, late):
+    """A value past int64 with a blank after its digits is no integer to pandas' int64 try:
+    the column is floats (pandas), early or late, on every path; the first one uint64's."""
+    for first in (b"9223372036854775808", b"7"):
+        path = tmp_path / "ids.csv"
+        path.write_bytes(b"id,x\n" + b"".join(b"%s,%d\n" % (first if i == 0 else b"%d" % i, i) for i in range(3000))
+                         + b"%s,1\n" % late)
+        if first == b"7":  # (a stream's first block of ints refuses it, as any later value past them)
+            expected = arrow_bridge.read_csv(path, semantics="pandas")
+            for how in (dict(block_size=64), dict(n_threads=1), dict(device="modern-gen4", block_size=1000),
+                        dict(device=ComputationalSSD("modern-gen4"), split="dynamic", block_size=1000)):
+                assert arrow_bridge.read_csv(path, semantics="pandas", **how).equals(expected), how
+            pd.testing.assert_frame_equal(arrow_bridge.read_pandas(path, dtype_backend="numpy"), pd.read_csv(path),
+                                          check_exact=True)
+        else:
+            expected = _read_alike_on_every_path(path)
+        assert expected.column("id").type == (pa.uint64() if first != b"7" else pa.float64())
+
+
 def test_a_late_integer_past_int64_reads_alike_on_every_path(tmp_path):
     """Floats and ints for 3,000 rows, then an integer past uint64: a span the fused
     kernel read as floats gives up on it, and every path settles on text."""
@@ -456,6 +479,27 @@ def test_a_late_integer_past_int64_reads_alike_on_every_path(tmp_path):
 def test_python_ints_as_pandas_makes_them_with_other_keywords(keywords):
     for data in (b"a,b\n1,x\n18446744073709551616,y\n", b"a,b\n1,x\n,y\n-9223372036854775809,z\n"):
         _reads_as_pandas(data, keywords)
+
+
+AS_WRITTEN_PER_CHUNK = {  # pandas keeps a chunk's text as written where that chunk's values say so
+    "a missing value beside uint64's": b"a,b\n9223372036854775808,1\n,2\n3,3\n,4\n",
+    "N/A after a text value": b"a\n1\nN/A\n9223372036854775808\n-\nN/A\n1\nN/A\n",
+    "the first chunk only": b"x,a\n1,9223372036854775808\n2,-1\n3,N/A\n4,5\n5,NA\n6,7\n",
+}
+
+
+@pytest.mark.parametrize("chunksize", [1, 2, 3, 100])
+@pytest.mark.parametrize("case", list(AS_WRITTEN_PER_CHUNK))
+def test_text_as_written_per_chunk(case, chunksize):
+    """A chunk whose values make pandas keep a column's text as written has it so (the
+    stream is read again with that column's raw text); the other chunks are typed by theirs."""
+    data = AS_WRITTEN_PER_CHUNK[case]
+    for options in (dict(chunksize=chunksize), dict(chunksize=chunksize, thousands=",")):
+        got = list(arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options))
+        expected = list(pd.read_csv(io.BytesIO(data), **options))
+        assert len(got) == len(expected)
+        for ours, theirs in zip(got, expected):
+            pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
 
 
 def test_python_ints_per_chunk_and_only_with_numpy_dtypes(tmp_path):
