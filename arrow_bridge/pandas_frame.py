@@ -95,8 +95,10 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
     >>> split_keywords({"comment": "#", "skiprows": [1]})[0]["storage_options"].line_rules.keywords
     ('skiprows', 'comment')
     """
-    options = dict(options)
+    options = with_csv_dialect(options)  # (its quoting decides what thousands infers)
     steps = FrameSteps(**{key: options.pop(key) for key in FRAME_KEYWORDS if options.get(key) is not None})
+    if steps.parse_dates is None and steps.date_format is not None:  # pandas: date_format alone parses the index
+        steps.parse_dates = True
     if steps.index_col is True:
         raise ValueError("The value of index_col couldn't be 'True'")  # pandas' words
     options.setdefault("implicit_index", _implicit_index_rule(steps.index_col))
@@ -294,7 +296,7 @@ def arrow_keywords(options: dict[str, Any], storage_options: Optional[dict[str, 
     >>> numbers.apply(table).to_pydict()
     {'n': [1234, 5], 't': ['x ', 'y']}
     """
-    options, numbers = dict(options), None
+    options, numbers = with_csv_dialect(options), None
     if options.get("thousands") is not None:
         options, numbers = Thousands.split(options, options.pop("thousands"))
     options.pop("thousands", None)
@@ -449,7 +451,9 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
                      if (dates is True or name in dated_names) and _dtype_given(steps, name) is None]
             parts = [frame.index.get_level_values(k) for k in range(frame.index.nlevels)]
             # (a level the list named was parsed as a column above: only typed here, not parsed again)
-            parts = [(_text_dates(part, steps) if dates is True else _typed_index_text(part)) if k in dated else part
+            implicit = set(made_up.index)
+            parts = [part if k not in dated else _typed_index_text(part) if dates is not True else
+                     _dates_or_text(part, steps, "its values") if index[k] in implicit else _text_dates(part, steps)
                      for k, part in enumerate(parts)]
             frame.index = pd.MultiIndex.from_arrays(parts, names=frame.index.names) \
                 if isinstance(frame.index, pd.MultiIndex) else parts[0]
@@ -793,7 +797,8 @@ class Thousands:
         return table
 
     def _patterns(self) -> tuple[str, str]:
-        sep, dot = f"\\x{ord(self.separator):02x}", f"\\x{ord(self.decimal):02x}"
+        sep = f"\\x{ord(self.separator):02x}"
+        dot = sep if self.decimal == _NO_DECIMAL_POINT else f"\\x{ord(self.decimal):02x}"
         integer = f"^{_SPACE}[+-]?[0-9][0-9{sep}]*{_SPACE}$"
         mantissa = f"(?:(?:[0-9]{sep}?)+(?:{dot}[0-9]*)?|{dot}[0-9]+)"
         floating = f"^(?:{_SPACE}[+-]?{mantissa}(?:[eE][+-]?[0-9]+)?{_SPACE}|{_INFINITY})$"
@@ -809,10 +814,25 @@ class Thousands:
         """The text Arrow's cast reads: no spaces, separators or plus sign, a dot for the decimal."""
         import pyarrow.compute as pc
         text = pc.utf8_trim(values, " \t\n\x0b\f\r")
+        if floating and self.decimal == _NO_DECIMAL_POINT:
+            return self._point_after_separator(text)
         text = pc.replace_substring(text, self.separator, "")
         if floating:
             return pc.replace_substring(text, self.decimal, ".")
         return pc.replace_substring_regex(text, "^\\+", "")
+
+    def _point_after_separator(self, text: pa.ChunkedArray) -> pa.ChunkedArray:
+        """Floats where the separator is the decimal point too, as pandas' float parser reads
+        them: one separator may follow each digit of the whole part; one more, or one before
+        any digit, is the decimal point (``1.5`` is 15, ``1..5`` and ``.5e1`` are 1.5 and 5)."""
+        import pyarrow.compute as pc
+        sep = f"\\x{ord(self.separator):02x}"
+        parts = pc.extract_regex(text, f"^(?P<sign>[+-]?)(?P<whole>(?:[0-9]{sep}?)*)(?:{sep}(?P<fraction>[0-9]*))?"
+                                       f"(?P<exponent>(?:[eE][+-]?[0-9]+)?)$")
+        whole = pc.replace_substring(pc.struct_field(parts, "whole"), self.separator, "")
+        number = pc.binary_join_element_wise(pc.struct_field(parts, "sign"), whole, ".",
+                                             pc.struct_field(parts, "fraction"), pc.struct_field(parts, "exponent"), "")
+        return pc.if_else(pc.is_valid(parts), number, text)  # (infinities: as written)
 
     def _inferred(self, column: pa.ChunkedArray) -> Optional[pa.ChunkedArray]:
         """int64 (uint64 past it), else float64, as pandas infers; None: stays text."""
@@ -860,6 +880,8 @@ class Thousands:
             values = self._values(column)
             ok = pc.or_(pc.match_substring_regex(values, integer), pc.match_substring_regex(values, floating))
             bad = values.filter(pc.invert(pc.fill_null(ok, True)))
+            if not len(bad) and pa.types.is_floating(target):  # integers past uint64: floats asked, floats
+                return pc.cast(pc.cast(self._digits(values, True), pa.float64()), target)
             shown = bad[0].as_py() if len(bad) else values.drop_null()[0].as_py()
             raise ValueError(f"column {name!r}: cannot read {shown!r} as {target} with thousands={self.separator!r}")
         try:
@@ -1011,14 +1033,16 @@ def _is_text(dtype: Any) -> bool:
     return pd.api.types.is_string_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)
 
 
-def _as_text(values: "pd.Series") -> "pd.Series":
+def _as_text(values: Union["pd.Series", "pd.Index"]) -> Union["pd.Series", "pd.Index"]:
     """Each value's ``str``, missing ones NaN: what pandas' date parsing reads of a column
-    that is not text (``ensure_string_array``)."""
+    (or an index level) that is not text (``ensure_string_array``)."""
     import pandas as pd
 
     objects = np.asarray(values)  # as pandas sees them: Int64 with a missing value is floats
     texts = np.array([str(value) for value in objects], dtype=object)
     texts[pd.isna(objects)] = np.nan
+    if isinstance(values, pd.Index):
+        return pd.Index(texts, dtype=object, name=values.name)
     return pd.Series(texts, index=values.index, name=values.name)
 
 
@@ -1032,7 +1056,8 @@ def _dtype_given(steps: FrameSteps, name: str) -> Any:
 
 def _text_dates(values: Any, steps: FrameSteps) -> Any:
     """An index (level) ``parse_dates=True`` parses: text, as pandas parses it, typed by its values
-    where that fails (:func:`_typed_index_text`); numbers (a dtype given) stay numbers.
+    where that fails (:func:`_typed_index_text`); numbers (a dtype given) stay numbers. (pandas'
+    implicit index is typed first, then parsed from its values' text: :func:`_dates_or_text`.)
 
     >>> import pandas as pd
     >>> _text_dates(pd.Index([1, 2]), FrameSteps()).tolist(), str(_text_dates(pd.Index(["2020-01-02"]), FrameSteps())[0])

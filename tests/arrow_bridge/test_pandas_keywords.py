@@ -102,6 +102,13 @@ INDEX_DATES = {  # pandas parses an index level's text; where that fails, types 
     "text stays text": (b"a,b\nzz,1\n,2\n", dict(index_col="a", parse_dates=["a"])),
     "yyyymmdd by position": (b"a,b\n20200102,1\n20200103,2\n", dict(index_col=0, parse_dates=True)),
     "levels by position": (b"a,b,c\n1,20200102,1\n2,20200103,2\n", dict(index_col=[0, 1], parse_dates=True)),
+    "date_format alone: the index's": (b"a,b\n2020-01-01,2\n", dict(index_col=0, date_format="%Y-%m-%d")),
+    # pandas' implicit index is typed, then parsed from its values' text, kept where that fails
+    "implicit, numbers: their text": (b"a\n1,\nNA,\n", dict(parse_dates=True)),
+    "implicit, ints as dates": (b"a\n20200102,\n", dict(parse_dates=True)),
+    "implicit, with date_format": (b"a\n1.5,x\n2020-01-01,y\n", dict(date_format="%Y-%m-%d")),
+    "implicit, a gap only": (b"a\n,1\n", dict(date_format="%Y-%m-%d")),
+    "implicit, two levels": (b"a\n1,2,\n", dict(parse_dates=True)),
 }
 
 
@@ -133,6 +140,35 @@ UNNAMED_INDEX = {  # pandas names no index level made of an empty header field, 
     "spelled so, in chunks": (b"Unnamed: 0,b\n1,2\n3,4\n", dict(index_col=0, chunksize=1)),
     "given as names": (b"1,2\n", dict(index_col=0, names=["Unnamed: 0", "b"])),
 }
+
+
+@pytest.mark.parametrize("data", [b"a\n.5\n1.5\n", b"a\n-.5e3\n1..5\nNA\n-inf\n", b'a\n"1.5 "\n12.\n',
+                                  b"a\n1.234.5\n"])
+@pytest.mark.parametrize("options", [dict(thousands="."), dict(thousands=".", chunksize=1),
+                                     dict(thousands=".", dtype="float64"), dict(thousands=",", decimal=",", sep=";")],
+                         ids=["inferred", "chunks", "float64", "both commas"])
+def test_thousands_equal_to_the_decimal_point_as_pandas_floats(data, options):
+    """pandas' float parser takes one separator after each digit of the whole part; one
+    more, or one before any digit, is the decimal point (``1.5`` is 15, ``.5`` is 0.5)."""
+    if options.get("decimal") == ",":
+        data = data.replace(b".", b",")
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **options)
+    expected = pd.read_csv(io.BytesIO(data), **options)
+    for mine, theirs in zip(got, expected, strict=True) if "chunksize" in options else [(got, expected)]:
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+
+
+class NonNumeric(csv.excel):
+    quoting = csv.QUOTE_NONNUMERIC
+
+
+def test_a_dialect_quoting_nonnumeric_infers_floats_with_thousands():
+    _reads_as_pandas(b'a\n"1,234"\n5\n', dialect=NonNumeric, thousands=",")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", {"a": "float64"}])
+def test_thousands_with_floats_asked_reads_integers_past_uint64(dtype):
+    _reads_as_pandas(b'a\n100000000000000000000\n"1,000,000,000,000,000,000,000"\nNA\n', thousands=",", dtype=dtype)
 
 
 @pytest.mark.parametrize("case", list(UNNAMED_INDEX))
