@@ -338,7 +338,7 @@ def settled_text(column: pa.ChunkedArray, inferring: InferringConverter
 
     outcome = pandas_outcome(column) if inferring.rules.infer_integers else None
     if outcome == "uint64":
-        digits = pc.replace_substring_regex(pc.utf8_trim(column, " \t"), "^\\+", "")
+        digits = pc.replace_substring_regex(pc.utf8_trim(column, " \t\n\v\f\r"), "^\\+", "")  # C's isspace
         return outcome, digits.cast(pa.uint64())
     if outcome != "floats":
         return outcome, column

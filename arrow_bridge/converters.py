@@ -66,6 +66,10 @@ class ValueRules:
     pandas_ints: bool = False
     # False with pandas' quoting=csv.QUOTE_NONNUMERIC: inference never settles on an integer type
     infer_integers: bool = True
+    # pandas' semantics but for read_pandas' chunks: the uint64 rung refuses a value past int64 with
+    # a blank after it while inferring (pandas reads floats; a chunked stream's first block would
+    # make every chunk float then, where pandas types each chunk by its own values)
+    blank_ends_integers: bool = False
 
     @classmethod
     def from_options(cls, opts: CsvOptions, null_values: Optional[Sequence[str]] = None) -> "ValueRules":
@@ -82,6 +86,7 @@ class ValueRules:
             infer_dates=opts.semantics == "pyarrow",
             pandas_ints=opts.semantics == "pandas",
             infer_integers=opts.infer_integers,
+            blank_ends_integers=opts.semantics == "pandas" and opts.chunk_typed_columns is None,
         )
 
 
@@ -141,12 +146,13 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules, *, inferring: bool = 
     """
     # Cached: every read plans a spec per inference rung and per column (0.1 ms a read).
     return _conversion_spec(type_, int(rules.decimal_point), rules.iso_timestamps, rules.check_utf8,
-                            rules.pandas_ints, inferring, rules.infer_integers)
+                            rules.pandas_ints, inferring, rules.infer_integers, rules.blank_ends_integers)
 
 
 @functools.lru_cache(maxsize=1024)
 def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
-                     pandas_ints: bool, inferring: bool, infer_integers: bool = True) -> ConversionSpec:
+                     pandas_ints: bool, inferring: bool, infer_integers: bool = True,
+                     blank_ends_integers: bool = False) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))
@@ -155,7 +161,7 @@ def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: boo
     elif pa.types.is_signed_integer(type_):
         kind, params = columns.SIGNED, (type_.bit_width, int(pandas_ints), 0)
     elif pa.types.is_unsigned_integer(type_):
-        kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), int(pandas_ints and inferring))
+        kind, params = columns.UNSIGNED, (type_.bit_width, int(pandas_ints), int(blank_ends_integers and inferring))
     elif pa.types.is_floating(type_) and type_.bit_width in (32, 64):
         # pandas' inference reads no float from an integer past int64 (params[1]: refuse one)
         # (no integer inferred, as with QUOTE_NONNUMERIC: pandas tries floats first, past int64 too)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import csv
 import re
-from numbers import Integral
+from numbers import Integral, Number
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -585,8 +585,8 @@ class _ConverterNulls:
     number (``na_values=["0"]`` takes ``0``, ``0.0`` and ``False``).
 
     >>> missing = _ConverterNulls(frozenset({"NA", "5.0"}))
-    >>> [missing(value) for value in ("NA", 5, 5.0, True, " 5", [5], b"5")]
-    [True, True, True, False, False, False, False]
+    >>> [missing(value) for value in ("NA", 5, 5.0, True, " 5", [5], b"5", np.int64(5), np.timedelta64(5, "s"))]
+    [True, True, True, False, False, False, False, True, False]
     """
 
     def __init__(self, spellings: frozenset[str]):
@@ -595,10 +595,12 @@ class _ConverterNulls:
     def __call__(self, value: Any) -> bool:
         if isinstance(value, str):
             return value in self.spellings
-        if self.numbers and isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        if isinstance(value, np.generic):  # NumPy's scalars compare with floats as floats: Python's exactly
+            value = value.item()
+        if self.numbers and isinstance(value, Number):  # (Decimal too; a NumPy timedelta is a timedelta now)
             try:
-                return float(value) in self.numbers
-            except OverflowError:  # an int past a float's range equals no spelling
+                return value in self.numbers  # exact: 2**63 - 2 equals no float
+            except TypeError:  # unhashable
                 return False
         return False
 

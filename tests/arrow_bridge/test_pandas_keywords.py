@@ -14,7 +14,9 @@ import random
 import tarfile
 import warnings
 import zipfile
+from decimal import Decimal
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -71,6 +73,11 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
     "a bool equal to one": (b"a,b\nTrue,1\nx,2\n", dict(converters={"a": lambda s: s == "True"}, na_values=["0"])),
     "a float, its own spelling": (b"a,b\nx,1\ny,2\n", dict(converters={"a": lambda s: 5.0}, na_values={"a": ["5"]})),
     "but not with na_filter=False": (b"a,b\nx,1\n", dict(converters={"a": len}, na_values=["1"], na_filter=False)),
+    "exactly: a big int is no float": (b"a,b\n9223372036854775806,1\n", dict(converters={"a": int},
+                                                                             na_values=["9223372036854775807"])),
+    "a Decimal equal to one": (b"a,b\n1,1\n2,2\n", dict(converters={"a": Decimal}, na_values=["1"])),
+    "a NumPy timedelta": (b"a,b\n1,1\n", dict(converters={"a": lambda s: np.timedelta64(int(s), "s")},
+                                             na_values=["5"])),
     # no rows: nothing converted, and pandas gives the column the dtype asked of it
     "no rows, a dtype for it": (b"a,b\n", dict(converters={"a": str}, dtype={"a": "Int64"})),
     "no rows, one dtype": (b"a,b\n", dict(converters={"a": str}, dtype="float64")),

@@ -381,6 +381,8 @@ BIG_INTEGERS = {  # pandas tries int64, uint64, Python ints, floats: where each 
     "uint64's with a blank after: no integer, floats": b"a\n18446744073709551615 \n1\n",
     "a blank after, a missing value: floats": b"a,b\n,1\n9223372036854775808\t,2\n",
     "uint64's, then one with a blank after: uint64": b"a\n9223372036854775808\n+9223372036854775809 \n",
+    "other blanks after (C's isspace)": b'a\n9223372036854775808\n9223372036854775808\x0b\n"9223372036854775809\r"\n',
+    "a blank before, alone": b"a\n\x0b9223372036854775808\n",
     # pandas gives up on numbers there and keeps every value's text, NA spellings and empty ones too
     "uint64's and missing values: text as written": b"a,b\n9223372036854775808,1\nNA,2\n,3\n",
     "uint64's, a negative one and N/A: text as written": b"a\n9223372036854775808\n-1\nN/A\n",
@@ -479,6 +481,15 @@ def test_a_late_integer_past_int64_reads_alike_on_every_path(tmp_path):
 def test_python_ints_as_pandas_makes_them_with_other_keywords(keywords):
     for data in (b"a,b\n1,x\n18446744073709551616,y\n", b"a,b\n1,x\n,y\n-9223372036854775809,z\n"):
         _reads_as_pandas(data, keywords)
+
+
+def test_chunks_keep_ints_exact_beside_a_value_with_a_blank_after():
+    """A chunked stream does not refuse a uint64 with a blank after (its first block would make
+    every chunk float): ints stay exact chunk by chunk; the chunk holding it is uint64 (pandas: float)."""
+    data = b"a\n9007199254740993\n1\n9223372036854775808 \n"
+    first, second = arrow_bridge.read_pandas(io.BytesIO(data), chunksize=2, dtype_backend="numpy")
+    pd.testing.assert_frame_equal(first, next(iter(pd.read_csv(io.BytesIO(data), chunksize=2))), check_exact=True)
+    assert second.a.tolist() == [2**63]
 
 
 AS_WRITTEN_PER_CHUNK = {  # pandas keeps a chunk's text as written where that chunk's values say so
