@@ -439,7 +439,7 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
             if isinstance(key, str) and (levels or key not in frame.columns):  # pandas' errors
                 raise KeyError(key) if levels else ValueError(f"Index {key} invalid")
         index = levels if levels else [_name(frame, key) for key in keys]
-        for name in set(index):
+        for name in set(index) - set(levels):  # (pandas' implicit index keeps its objects)
             frame[name] = _index_level(frame[name], name in python_ints.named(table.schema))
         frame = frame.set_index(index)
         frame.index.names = [None if name in made_up.unnamed or name in made_up.index else name

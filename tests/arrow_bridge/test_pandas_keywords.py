@@ -983,6 +983,8 @@ IMPLICIT_INDEX = {
     "names given": (b"1,2,3\n4,5,6\n", dict(names=["a", "b"])),
     "names replace the header": (b"a,b\n1,2,3\n", dict(names=["x", "y"], header=0)),
     "missing index values": (b"a,b\nx,2,3\n,5,6\n", {}),
+    "booleans with a gap: objects": (b"a\nTrue,1\n,2\n", {}),  # (an index_col index: floats)
+    "Python ints with a gap: objects": (b"a\n,1\n18446744073709551616,2\n", {}),
     "quoted field": (b'a,b\n"x,y",2,3\n4,5,6\n', {}),
     "blank line first": (b"a,b\n\n1,2,3\n4,5,6\n", {}),
     "CRLF": (b"a,b\r\n1,2,3\r\n4,5,6\r\n", {}),
