@@ -444,6 +444,8 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         frame = frame.set_index(index)
         frame.index.names = [None if name in made_up.unnamed or name in made_up.index else name
                              for name in frame.index.names]
+        if levels:
+            frame.index = _as_built_from_arrays(frame.index)
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
         if dates:  # pandas parses the text of the index levels it names (every one: True), typed where that fails
@@ -491,6 +493,21 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
         categories = made_up.repeats_of(steps.category_dtypes, steps.dtype_names)
         steps.category_dtypes = {**steps.category_dtypes, **categories}
         steps.categories = (*steps.categories, *categories)
+
+
+def _as_built_from_arrays(index: "pd.Index") -> "pd.Index":
+    """``index`` as pandas builds its implicit index, from each level's array: a level of
+    objects that are all text (missing ones aside) is of ``str``, others stay objects.
+
+    >>> import pandas as pd
+    >>> _as_built_from_arrays(pd.Index(["x", None], dtype=object)).dtype
+    <StringDtype(na_value=nan)>
+    """
+    import pandas as pd
+
+    parts = [index.get_level_values(k) for k in range(index.nlevels)]
+    parts = [pd.Index(part.to_numpy(), name=part.name) if part.dtype == object else part for part in parts]
+    return pd.MultiIndex.from_arrays(parts, names=index.names) if isinstance(index, pd.MultiIndex) else parts[0]
 
 
 def _index_level(values: "pd.Series", python_ints: bool) -> "pd.Series":
