@@ -947,8 +947,14 @@ def positions_named(options: Mapping[str, Any]) -> bool:
     dates = options.get("parse_dates")
     dtype = options.get("dtype")
     keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {}),
-            *(dtype if isinstance(dtype, Mapping) else ())]
+            *(dtype if isinstance(dtype, Mapping) else ()), *_converters_na_values(options)]
     return any(isinstance(key, int) for key in keys)
+
+
+def _converters_na_values(options: Mapping[str, Any]) -> Mapping[Any, Any]:
+    """The ``na_values`` dict where there are converters (which look their column's up by name), else {}."""
+    na_values = options.get("na_values")
+    return na_values if options.get("converters") and isinstance(na_values, Mapping) else {}
 
 
 def objects_by_position(dtype: Any, names: Sequence[str]) -> tuple[str, ...]:
@@ -998,6 +1004,11 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
     if options.get("converters"):  # pandas ignores a converter for a position the file lacks, or a negative one
         options["converters"] = {named(key): convert for key, convert in options["converters"].items()
                                  if not isinstance(key, int) or 0 <= key < len(names)}
+    na_values = _converters_na_values(options)
+    if na_values:  # a column's name first, as pandas looks its spellings up
+        position = {key: names[key] for key in na_values if isinstance(key, int) and 0 <= key < len(names)}
+        options["na_values"] = {position.get(key, key): spellings for key, spellings in na_values.items()
+                                if position.get(key, key) == key or position[key] not in na_values}
     return options
 
 

@@ -75,6 +75,8 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
     "but not with na_filter=False": (b"a,b\nx,1\n", dict(converters={"a": len}, na_values=["1"], na_filter=False)),
     "exactly: a big int is no float": (b"a,b\n9223372036854775806,1\n", dict(converters={"a": int},
                                                                              na_values=["9223372036854775807"])),
+    "na_values by position, a converter by name": (b"a,b\n1,1\n2,2\n", dict(converters={"a": int},
+                                                                              na_values={0: ["1"], "b": ["2"]})),
     "a Decimal equal to one": (b"a,b\n1,1\n2,2\n", dict(converters={"a": Decimal}, na_values=["1"])),
     "a NumPy timedelta": (b"a,b\n1,1\n", dict(converters={"a": lambda s: np.timedelta64(int(s), "s")},
                                              na_values=["5"])),
