@@ -11,6 +11,12 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import pytest
+from hypothesis import settings
+
+# No timing thresholds in unit tests: Hypothesis' default 200 ms deadline per example failed a test on a
+# loaded 2-core machine whose first example compiled a Numba function (280 ms). Tests set their own.
+settings.register_profile("ndp", deadline=None)
+settings.load_profile("ndp")
 
 # Compiled SSDlets go under the checkout's build/, not the user's ~/.cache; the suite's
 # workers (and child processes) share them: one compiles a program, the others load it.
