@@ -791,8 +791,8 @@ class Thousands:
         elif dtype is not None:
             return options, cls(separator, decimal, (), {}, None, ("*",))
         nulls = resolve_options(semantics="pandas", **{key: options[key] for key in
-                                                       ("na_values", "keep_default_na", "convert_options")
-                                                       if key in options}).null_values
+                                                       ("na_values", "keep_default_na", "na_filter",
+                                                        "convert_options") if key in options}).null_values
         return options, cls(separator, decimal, tuple(nulls), types, every, tuple(map(str, untouched)),
                             options.get("quoting") != csv.QUOTE_NONNUMERIC)
 

@@ -167,6 +167,16 @@ def test_thousands_equal_to_the_decimal_point_as_pandas_floats(data, options):
         pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
 
 
+@pytest.mark.parametrize("options", [{}, dict(chunksize=2)], ids=["whole", "chunks"])
+def test_thousands_with_na_filter_false_keeps_empty_text(options):
+    """Without NA spellings an empty field is text: pandas keeps such a column as text."""
+    data = b',\n1,\n,",000"\n"1,000",x\n'
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", thousands=",", na_filter=False, **options)
+    expected = pd.read_csv(io.BytesIO(data), thousands=",", na_filter=False, **options)
+    for mine, theirs in zip(got, expected, strict=True) if options else [(got, expected)]:
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+
+
 class NonNumeric(csv.excel):
     quoting = csv.QUOTE_NONNUMERIC
 
