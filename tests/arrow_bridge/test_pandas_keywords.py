@@ -998,6 +998,7 @@ IMPLICIT_INDEX = {
     "booleans with a gap: objects": (b"a\nTrue,1\n,2\n", {}),  # (an index_col index: floats)
     "Python ints with a gap: objects": (b"a\n,1\n18446744073709551616,2\n", {}),
     "one object dtype: text levels are str": (b"a\nNA,1\nx,2\n", dict(dtype=object)),
+    "a thousand levels": ((",".join(map(str, range(1000))) + "\n").encode(), dict(names=["a", "b"])),
     "one object dtype, two levels": (b"a\nx,y,1\nz,,2\n", dict(dtype=object)),
     "quoted field": (b'a,b\n"x,y",2,3\n4,5,6\n', {}),
     "blank line first": (b"a,b\n\n1,2,3\n4,5,6\n", {}),
