@@ -426,15 +426,16 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         for key in dates:  # from the text (read as such, unless a dtype is given), as pandas parses it
             name = _name(frame, key)
             frame[name] = _dates_or_text(frame[name], steps, _dtype_given(steps, name))
+    indexed = {_name(frame, key) for key in _index_col_keys(steps.index_col) if _has_column(frame, key)}
     for name in steps.objects_by_position:  # pandas' last step looks dtypes up by name: these it infers
-        if name in frame.columns:
+        if name in frame.columns and name not in indexed:  # (an index level keeps its objects)
             frame[name] = pd.Series(frame[name].to_numpy(dtype=object), index=frame.index, name=name)
     for key in _all_but(frame, steps.index_inferred) if None in steps.object_columns else steps.object_columns:
         if _has_column(frame, key):  # pandas' last step: whatever a converter or the dates made, objects
             frame[_name(frame, key)] = frame[_name(frame, key)].astype(object)
     levels = [name for name in made_up.index if name in frame.columns]
     if levels or steps.index_col is not None and steps.index_col is not False:
-        keys = steps.index_col if isinstance(steps.index_col, (list, tuple)) else [steps.index_col]
+        keys = _index_col_keys(steps.index_col)
         for key in keys:
             if isinstance(key, str) and (levels or key not in frame.columns):  # pandas' errors
                 raise KeyError(key) if levels else ValueError(f"Index {key} invalid")
@@ -464,6 +465,17 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
     return frame
 
 
+def _index_col_keys(index_col: Any) -> list[Union[int, str]]:
+    """The columns ``index_col`` names, as given (none for ``None`` or ``False``).
+
+    >>> _index_col_keys("a"), _index_col_keys([0, "b"]), _index_col_keys(False), _index_col_keys(0)
+    (['a'], [0, 'b'], [], [0])
+    """
+    if isinstance(index_col, (list, tuple)):
+        return list(index_col)
+    return [] if index_col is None or index_col is False else [index_col]  # (not ``in``: 0 == False)
+
+
 def _index_keys(index_col: Any, usecols: Any) -> tuple[Union[int, str], ...]:
     """The columns ``index_col`` names, as the reader keys them: names, and
     positions in the file (not where ``usecols`` makes them positions among its columns).
@@ -471,9 +483,7 @@ def _index_keys(index_col: Any, usecols: Any) -> tuple[Union[int, str], ...]:
     >>> _index_keys(["b", 0], None), _index_keys(0, ["a", "b"]), _index_keys(False, None), _index_keys(0, None)
     (('b', 0), (), (), (0,))
     """
-    keys = index_col if isinstance(index_col, (list, tuple)) else [] if index_col is None or index_col is False \
-        else [index_col]  # (not ``in (None, False)``: 0 == False)
-    return tuple(key for key in keys if isinstance(key, str) or usecols is None)
+    return tuple(key for key in _index_col_keys(index_col) if isinstance(key, str) or usecols is None)
 
 
 def _all_but(frame: "pd.DataFrame", keys: Iterable[Union[int, str]]) -> list[Any]:
@@ -1132,7 +1142,7 @@ def _typed_index_text(values: Any) -> Any:
     """
     import pandas as pd
 
-    if not _is_text(values.dtype):
+    if not _is_text(values.dtype) or not len(values):  # (no values: pandas' empty Index is of objects)
         return values
     try:
         return pd.to_numeric(values)

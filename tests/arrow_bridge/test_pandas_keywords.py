@@ -118,6 +118,7 @@ INDEX_DATES = {  # pandas parses an index level's text; where that fails, types 
     "implicit, with date_format": (b"a\n1.5,x\n2020-01-01,y\n", dict(date_format="%Y-%m-%d")),
     "implicit, a gap only": (b"a\n,1\n", dict(date_format="%Y-%m-%d")),
     "implicit, two levels": (b"a\n1,2,\n", dict(parse_dates=True)),
+    "no rows: an empty Index of objects": (b",,,,\n", dict(index_col=4, parse_dates=True)),
 }
 
 
@@ -285,6 +286,12 @@ ONE_DTYPE_AND_THE_INDEX = {  # one dtype for every column: pandas infers the ind
 def test_one_dtype_for_every_column_and_the_index_as_in_pandas(case):
     data, keywords = b"a,b,c\n2020-01-01,1,x\n2020-01-02,2,y\n", ONE_DTYPE_AND_THE_INDEX[case]
     _reads_as_pandas(data, **keywords)
+
+
+@pytest.mark.parametrize("index_col", [0, [0, 1], "a"])
+def test_object_by_position_keeps_an_index_level_of_objects(index_col):
+    """pandas types a column given object by position by its values at the end, but not an index level."""
+    _reads_as_pandas(b"a,b,c\nx,1,y\nz,2,w\n", dtype={0: object}, index_col=index_col)
 
 
 @pytest.mark.parametrize("keywords, listed", [
