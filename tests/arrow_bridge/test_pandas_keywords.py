@@ -178,6 +178,20 @@ def test_thousands_with_na_filter_false_keeps_empty_text(options):
         pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
 
 
+@pytest.mark.parametrize("keywords", [dict(header=0, names=["c", "f"]), dict(names=["c", "f"], usecols=["c", "f"])],
+                         ids=["header=0", "usecols"])
+def test_names_longer_than_the_fields_pad_where_pandas_refuses(keywords):
+    """A documented difference: pandas' C engine raises "Too many columns specified" there;
+    we pad, as pandas does without header=0 or usecols."""
+    data = b"a\nx\n"
+    with pytest.raises(ValueError, match="Too many columns specified"):
+        pd.read_csv(io.BytesIO(data), **keywords)
+    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
+    rows = data.split(b"\n", 1)[1] if "header" in keywords else data  # (header=0: the first line is replaced)
+    expected = pd.read_csv(io.BytesIO(rows), names=["c", "f"])
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
 class NonNumeric(csv.excel):
     quoting = csv.QUOTE_NONNUMERIC
 
