@@ -596,9 +596,9 @@ def _read_falling_back(source: Source, options: dict[str, Any], steps: FrameStep
                 return table
             if start is not None:
                 source.seek(start)
-            if steps.numbers is not None:  # (thousands= would read numbers in that text again)
-                steps.numbers.untouched = (*steps.numbers.untouched, *as_written)
-            return read_csv(source, **_as_written(options, as_written))
+            table = read_csv(source, **_as_written(options, as_written))  # still named: thousands= leaves them
+            return table.replace_schema_metadata(python_ints.marked(table.schema, as_written,
+                                                                    python_ints.AS_WRITTEN_KEY).metadata)
         except errors.CsvParseError as error:
             if not _readable_twice(source) or not _fall_back(error, source, start, options, steps):
                 raise

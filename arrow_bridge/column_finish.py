@@ -57,7 +57,7 @@ from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import empty_counters
 from arrow_bridge.numbers.parse_dates import parse_timestamp, to_unit
 from arrow_bridge.options import CsvOptions, is_iso8601
-from arrow_bridge.python_ints import AS_WRITTEN_KEY, marked, named, pandas_outcome, uint64_conflict
+from arrow_bridge.python_ints import AS_WRITTEN_KEY, C_SPACES, marked, named, pandas_outcome, uint64_conflict
 
 
 class PlannedColumn(Protocol):
@@ -286,11 +286,11 @@ def finish_chunk(chunk: pa.Table, columns: Sequence[PlannedColumn], inferring: I
     for name in named(table.schema, AS_WRITTEN_KEY):
         if name in raw:
             j = table.column_names.index(name)
-            table = table.set_column(j, name, _as_text(raw[name]))
+            table = table.set_column(j, name, _decoded(raw[name]))
     return table
 
 
-def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+def _decoded(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """Raw text (binary) as strings; as it is where it is not UTF-8 (``read_pandas`` raises pandas' error)."""
     try:
         return column.cast(pa.string())
@@ -338,7 +338,7 @@ def settled_text(column: pa.ChunkedArray, inferring: InferringConverter
 
     outcome = pandas_outcome(column) if inferring.rules.infer_integers else None
     if outcome == "uint64":
-        digits = pc.replace_substring_regex(pc.utf8_trim(column, " \t\n\v\f\r"), "^\\+", "")  # C's isspace
+        digits = pc.replace_substring_regex(pc.utf8_trim(column, C_SPACES), "^\\+", "")
         return outcome, digits.cast(pa.uint64())
     if outcome != "floats":
         return outcome, column

@@ -151,8 +151,8 @@ def conversion_spec(type_: pa.DataType, rules: ValueRules, *, inferring: bool = 
 
 @functools.lru_cache(maxsize=1024)
 def _conversion_spec(type_: pa.DataType, decimal_point: int, iso_timestamps: bool, check_utf8: bool,
-                     pandas_ints: bool, inferring: bool, infer_integers: bool = True,
-                     blank_ends_integers: bool = False) -> ConversionSpec:
+                     pandas_ints: bool, inferring: bool, infer_integers: bool,
+                     blank_ends_integers: bool) -> ConversionSpec:
     if type_ in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
         return ConversionSpec(STRINGS, large=type_ in (pa.large_string(), pa.large_binary()),
                               check_utf8=check_utf8 and type_ in (pa.string(), pa.large_string()))

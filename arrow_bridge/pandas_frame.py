@@ -442,21 +442,16 @@ def shape(table: pa.Table, steps: FrameSteps, to_frame: Callable[[pa.Table], "pd
         index = levels if levels else [_name(frame, key) for key in keys]
         for name in set(index) - set(levels):  # (pandas' implicit index keeps its objects)
             frame[name] = _index_level(frame[name], name in python_ints.named(table.schema))
-        frame = _with_index(frame, index)
+        frame = _with_index(frame, index, from_arrays=bool(levels))
         frame.index.names = [None if name in made_up.unnamed or name in made_up.index else name
                              for name in frame.index.names]
-        if levels:
-            frame.index = _as_built_from_arrays(frame.index)
         if frame.columns.empty:  # pandas: the index took every column, and an empty Index is of objects
             frame.columns = pd.Index([], dtype=object)
         if dates:  # pandas parses the text of the index levels it names (every one: True), typed where that fails
             dated = [k for k, name in enumerate(index)
                      if (dates is True or name in dated_names) and _dtype_given(steps, name) is None]
             parts = [frame.index.get_level_values(k) for k in range(frame.index.nlevels)]
-            # (a level the list named was parsed as a column above: only typed here, not parsed again)
-            implicit = set(made_up.index)
-            parts = [part if k not in dated else _typed_index_text(part) if dates is not True else
-                     _dates_or_text(part, steps, "its values") if index[k] in implicit else _text_dates(part, steps)
+            parts = [_dated_level(part, steps, dates is True, index[k] in made_up.index) if k in dated else part
                      for k, part in enumerate(parts)]
             frame.index = pd.MultiIndex.from_arrays(parts, names=frame.index.names) \
                 if isinstance(frame.index, pd.MultiIndex) else parts[0]
@@ -505,39 +500,43 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
         steps.categories = (*steps.categories, *categories)
 
 
-def _with_index(frame: "pd.DataFrame", names: Sequence[str]) -> "pd.DataFrame":
+def _with_index(frame: "pd.DataFrame", names: Sequence[str], *, from_arrays: bool = False) -> "pd.DataFrame":
     """``frame.set_index(names)``, built at once: ``set_index`` deletes the columns one at a
-    time, quadratic in their number (a 1,000-field implicit index took 20 s).
+    time, quadratic in their number (a 1,000-field implicit index took 20 s). ``from_arrays``:
+    as pandas builds its implicit index, from each level's array, so a level of objects that
+    are all text (missing ones aside) is of ``str``; other objects stay objects.
 
     >>> import pandas as pd
     >>> _with_index(pd.DataFrame({"a": [1], "b": ["x"], "c": [2.5]}), ["b", "a"]).index.tolist()
     [('x', 1)]
+    >>> _with_index(pd.DataFrame({"a": pd.Series(["x", None], dtype=object)}), ["a"], from_arrays=True).index.dtype
+    <StringDtype(na_value=nan)>
     """
     import pandas as pd
 
-    index = pd.MultiIndex.from_arrays([frame[name] for name in names], names=list(names)) if len(names) > 1 \
-        else pd.Index(frame[names[0]], name=names[0])
+    levels = [pd.Index(frame[name].to_numpy(), name=name) if from_arrays and frame[name].dtype == object
+              else frame[name] for name in names]
+    index = pd.MultiIndex.from_arrays(levels, names=list(names)) if len(names) > 1 \
+        else pd.Index(levels[0], name=names[0])
     kept = set(names)
     frame = frame[[name for name in frame.columns if name not in kept]]
     frame.index = index
     return frame
 
 
-def _as_built_from_arrays(index: "pd.Index") -> "pd.Index":
-    """``index`` as pandas builds its implicit index, from each level's array: a level of
-    objects that are all text (missing ones aside) is of ``str``, others stay objects.
+def _dated_level(level: "pd.Index", steps: FrameSteps, every: bool, implicit: bool) -> "pd.Index":
+    """An index level ``parse_dates`` names: with ``True`` (``every``), parsed from its text and
+    typed where that fails (:func:`_text_dates`), or, for pandas' ``implicit`` index, typed first
+    and parsed from its values' text, kept where that fails; a level a list named was parsed as
+    a column before it became the index, and is only typed here (:func:`_typed_index_text`).
 
     >>> import pandas as pd
-    >>> _as_built_from_arrays(pd.Index(["x", None], dtype=object)).dtype
-    <StringDtype(na_value=nan)>
+    >>> _dated_level(pd.Index([1, 2]), FrameSteps(date_format="%Y-%m-%d"), True, True).tolist()
+    ['1', '2']
     """
-    import pandas as pd
-
-    if object not in (list(index.dtypes) if isinstance(index, pd.MultiIndex) else [index.dtype]):
-        return index
-    parts = [index.get_level_values(k) for k in range(index.nlevels)]
-    parts = [pd.Index(part.to_numpy(), name=part.name) if part.dtype == object else part for part in parts]
-    return pd.MultiIndex.from_arrays(parts, names=index.names) if isinstance(index, pd.MultiIndex) else parts[0]
+    if not every:
+        return _typed_index_text(level)
+    return _dates_or_text(level, steps, "its values") if implicit else _text_dates(level, steps)
 
 
 def _index_level(values: "pd.Series", python_ints: bool) -> "pd.Series":
@@ -848,8 +847,13 @@ class Thousands:
                 table = table.set_column(j, name, converted)
         return table
 
+    @property
+    def _sep(self) -> str:
+        """The separator as a regular expression matches it."""
+        return f"\\x{ord(self.separator):02x}"
+
     def _patterns(self) -> tuple[str, str]:
-        sep = f"\\x{ord(self.separator):02x}"
+        sep = self._sep
         dot = sep if self.decimal == _NO_DECIMAL_POINT else f"\\x{ord(self.decimal):02x}"
         integer = f"^{_SPACE}[+-]?[0-9][0-9{sep}]*{_SPACE}$"
         mantissa = f"(?:(?:[0-9]{sep}?)+(?:{dot}[0-9]*)?|{dot}[0-9]+)"
@@ -865,7 +869,7 @@ class Thousands:
     def _digits(self, values: pa.ChunkedArray, floating: bool) -> pa.ChunkedArray:
         """The text Arrow's cast reads: no spaces, separators or plus sign, a dot for the decimal."""
         import pyarrow.compute as pc
-        text = pc.utf8_trim(values, " \t\n\x0b\f\r")
+        text = pc.utf8_trim(values, python_ints.C_SPACES)
         if floating and self.decimal == _NO_DECIMAL_POINT:
             return self._point_after_separator(text)
         text = pc.replace_substring(text, self.separator, "")
@@ -878,7 +882,7 @@ class Thousands:
         them: one separator may follow each digit of the whole part; one more, or one before
         any digit, is the decimal point (``1.5`` is 15, ``1..5`` and ``.5e1`` are 1.5 and 5)."""
         import pyarrow.compute as pc
-        sep = f"\\x{ord(self.separator):02x}"
+        sep = self._sep
         parts = pc.extract_regex(text, f"^(?P<sign>[+-]?)(?P<whole>(?:[0-9]{sep}?)*)(?:{sep}(?P<fraction>[0-9]*))?"
                                        f"(?P<exponent>(?:[eE][+-]?[0-9]+)?)$")
         whole = pc.replace_substring(pc.struct_field(parts, "whole"), self.separator, "")

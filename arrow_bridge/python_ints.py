@@ -43,6 +43,9 @@ AS_WRITTEN_KEY = b"arrow_bridge.text_as_written"
 
 Outcome = Literal["python ints", "floats", "uint64", "text as written"]
 
+#: C's ``isspace``: the blanks pandas' number parsers skip around a value.
+C_SPACES = " \t\n\v\f\r"
+
 _INT64 = range(-2**63, 2**63)
 _UINT64_MAX = 2**64 - 1
 _LOOKED_AT_FIRST = 64  # values looked through for the first one before the whole column
