@@ -306,8 +306,9 @@ def _span_ports(keep, span):
 
     ins = [view(column, False) for column in span.columns]
     outs = [view(column, True) for column in span.columns]
+    values = [keep.args[name].dtype.type(value) for name, value in keep.arg_values.items()]  # the filter's values
     counters = [np.zeros(1, np.int64) for _ in keep.work]
-    return keep.ports_tuple(*ins, *outs, *counters, np.full(1, -1, np.int64), False)
+    return keep.ports_tuple(*ins, *outs, *values, *counters, np.full(1, -1, np.int64), False)
 
 
 def pages_holding(path: Path, keys, page_size: int) -> float:

@@ -38,36 +38,72 @@ def row_filter(filters: Filters, schema: pa.Schema, *, device: Any = None) -> Cs
     if parsed.groups is None:
         raise FilterError("row_filter takes a DNF list of (column, op, value) terms, not an Expression")
     parsed.columns_of(schema.names)
-    program = compiled_once(("filter", repr(parsed.groups), schema), lambda: _filter_program(parsed, schema),
+    source = _FilterSource(parsed, schema)
+    program = compiled_once(("filter", source.key, schema), lambda: _filter_program(source, schema),
                             stage_prices(device))
     program.inputs_by_column = dict(zip(schema.names, port_names(schema.names)))
+    program.arg_values = source.values
     return program
 
 
-def _filter_program(parsed: RowFilter, schema: pa.Schema) -> CsvProgram:
-    ports = dict(zip(schema.names, port_names(schema.names)))
-    for field in schema:
-        check_column_type(field)
-    namespace = kernel_namespace(None, None)
-    namespace.update(TESTS_PER_ROW=sum(map(len, parsed.groups)), COLUMNS=len(ports))
-    literals = _Literals(namespace)
-    test = " or ".join("(" + " and ".join(_test(predicate, schema.field(predicate.column).type, ports[predicate.column],
-                                                literals) for predicate in group) + ")" for group in parsed.groups)
-    outputs = {f"kept_{port}": port for port in ports.values()}
-    copies = "".join(_copy_lines(port, out, schema.field(name).type)
-                     for (name, port), out in zip(ports.items(), outputs))
-    first = next(iter(ports.values()))
-    rows = f"p.{first}.offsets.size - 1" if is_string(schema.field(0).type) else f"p.{first}.valid.size"
-    counts = ", ".join("n" for _ in outputs)
-    source_text = _FILTER_TEMPLATE.format(rows=rows, test=test, copies=copies, counts=counts)
-    func = compiled_function("row_filter", source_text, namespace)
-    program = CsvProgram(func, inputs={port: Nullable(schema.field(name).type) for name, port in ports.items()},
-                         outputs={out: Nullable(schema.field(name).type) for (name, _), out in zip(ports.items(), outputs)},
-                         args={}, state={}, work=stage_prices(None, ("filter_tests", "values_kept")),
+class _FilterSource:
+    """A filter's program text, with what its code depends on apart from its values.
+
+    A comparison's value is an argument of the program (``value_0``, ...), not a
+    constant compiled into it, so a filter of the same shape over other values (Q6
+    for another year) is the same program: compiled once, then loaded (the disk cache
+    keys a program by its code). Sets (``in``) and strings stay in the code, as arrays.
+    """
+
+    def __init__(self, parsed: RowFilter, schema: pa.Schema) -> None:
+        for field in schema:
+            check_column_type(field)
+        ports = dict(zip(schema.names, port_names(schema.names)))
+        self.namespace = kernel_namespace(None, None)
+        self.namespace.update(TESTS_PER_ROW=sum(map(len, parsed.groups)), COLUMNS=len(ports))
+        self.args: dict[str, pa.DataType] = {}
+        self.values: dict[str, Any] = {}
+        self.arrays: dict[str, np.ndarray] = {}
+        test = " or ".join("(" + " and ".join(_test(predicate, schema.field(predicate.column).type,
+                                                    ports[predicate.column], self) for predicate in group) + ")"
+                           for group in parsed.groups)
+        self.outputs = {f"kept_{port}": port for port in ports.values()}
+        copies = "".join(_copy_lines(port, out, schema.field(name).type)
+                         for (name, port), out in zip(ports.items(), self.outputs))
+        first = next(iter(ports.values()))
+        rows = f"p.{first}.offsets.size - 1" if is_string(schema.field(0).type) else f"p.{first}.valid.size"
+        counts = ", ".join("n" for _ in self.outputs)
+        self.text = _FILTER_TEMPLATE.format(rows=rows, test=test, copies=copies, counts=counts)
+        self.key = (self.text, tuple((name, a.dtype.str, a.tobytes()) for name, a in self.arrays.items()),
+                    tuple(self.args.items()))
+
+    def value(self, value: Any, type_: pa.DataType) -> str:
+        """``value`` as an argument of ``type_`` (a :class:`FilterError` where it does not fit)."""
+        if pa.types.is_integer(type_):
+            limits = np.iinfo(type_.to_pandas_dtype())
+            if not limits.min <= value <= limits.max:
+                raise FilterError(f"row_filter: {value!r} is past {type_}")
+        name = f"value_{len(self.args)}"
+        self.args[name], self.values[name] = type_, value
+        return f"p.{name}"
+
+    def array(self, values: np.ndarray) -> str:
+        """``values`` compiled into the program (a set, or a string's bytes)."""
+        name = f"L{len(self.arrays)}"
+        self.arrays[name] = self.namespace[name] = values
+        return name
+
+
+def _filter_program(source: _FilterSource, schema: pa.Schema) -> CsvProgram:
+    func = compiled_function("row_filter", source.text, source.namespace)
+    program = CsvProgram(func, inputs={port: Nullable(schema.field(name).type) for name, port in
+                                       zip(schema.names, port_names(schema.names))},
+                         outputs={out: Nullable(schema.field(name).type) for name, out in
+                                  zip(schema.names, source.outputs)},
+                         args=source.args, state={}, work=stage_prices(None, ("filter_tests", "values_kept")),
                          budget=1 << 40)
-    program.columns = {out: name for name, out in zip(ports, outputs)}
+    program.columns = {out: name for name, out in zip(schema.names, source.outputs)}
     return program
-
 
 
 _FILTER_TEMPLATE = '''
@@ -93,23 +129,11 @@ def _copy_lines(port: str, out: str, type_: pa.DataType) -> str:
             f"            p.{out}.valid[n] = p.{port}.valid[i]\n")
 
 
-class _Literals:
-    """Names for a filter's values in the generated program's namespace."""
-
-    def __init__(self, namespace: dict[str, Any]) -> None:
-        self.namespace = namespace
-
-    def add(self, value: Any) -> str:
-        name = f"L{len(self.namespace)}"
-        self.namespace[name] = value
-        return name
-
-
 _SYMBOLS = {"=": "==", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _STRING_TESTS = {"starts with": "starts_with", "ends with": "ends_with", "contains": "contains"}
 
 
-def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Literals) -> str:
+def _test(predicate: Predicate, type_: pa.DataType, port: str, source: _FilterSource) -> str:
     """The predicate as a Python expression over row ``i`` of the program's ports."""
     valid = f"p.{port}.valid[i] == 1"
     field = f"p.{port}.data, p.{port}.offsets[i], p.{port}.offsets[i + 1]"
@@ -122,24 +146,24 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
         test = integer_test(op, predicate.value, type_)  # exactly, as read_csv(filters=) compares
         if isinstance(test, bool):
             return f"({valid} and {test})"
-        bound = np.dtype(type_.to_pandas_dtype()).type(test[1])  # the column's type: uint64 must not meet int64
-        return f"({valid} and {column} {_SYMBOLS[test[0]]} {literals.add(bound)})"
+        bound = source.value(test[1], type_)  # the column's type: uint64 must not meet int64
+        return f"({valid} and {column} {_SYMBOLS[test[0]]} {bound})"
     if op in _SYMBOLS:
-        value = literals.add(_literal(predicate, type_))
+        literal = _literal(predicate, type_)
         if string:
-            return f"({valid} and compare_bytes({field}, {value}) {_SYMBOLS[op]} 0)"
-        return f"({valid} and {column} {_SYMBOLS[op]} {value})"
+            return f"({valid} and compare_bytes({field}, {source.array(literal)}) {_SYMBOLS[op]} 0)"
+        return f"({valid} and {column} {_SYMBOLS[op]} {source.value(literal, _argument_type(type_))})"
     if op in _STRING_TESTS:
         if not string:
             raise FilterError(f"row_filter: {predicate.op!r} is for string columns; {predicate.column!r} is {type_}")
-        return f"({valid} and {_STRING_TESTS[op]}({field}, {literals.add(_literal(predicate, type_))}))"
+        return f"({valid} and {_STRING_TESTS[op]}({field}, {source.array(_literal(predicate, type_))}))"
     values = [v for v in predicate.value if v is not None]
     nulls_in = any(v is None for v in predicate.value)
     if string:
         encoded = [_literal(Predicate(predicate.column, "=", v), type_) for v in values]
         offsets = np.cumsum([0] + [len(e) for e in encoded]).astype(np.int64)
         data = np.concatenate(encoded) if encoded else np.zeros(0, np.uint8)
-        member = f"any_equal({field}, {literals.add(data)}, {literals.add(offsets)})"
+        member = f"any_equal({field}, {source.array(data)}, {source.array(offsets)})"
     else:
         kept = [_literal(Predicate(predicate.column, "=", v), type_) for v in values]
         if pa.types.is_integer(type_):  # the whole numbers the column can hold, as read_csv(filters=) takes them
@@ -153,7 +177,7 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
             array = np.array(kept, dtype=dtype)
         except OverflowError:
             raise FilterError(f"row_filter: a value of {predicate!r} is past {type_}") from None
-        member = f"in_sorted({column}, {literals.add(array)})"
+        member = f"in_sorted({column}, {source.array(array)})"
     found = f"(({valid} and {member}) or (p.{port}.valid[i] == 0 and {nulls_in}))"
     return found if op == "in" else f"(not {found})"
 
@@ -161,6 +185,12 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, literals: _Litera
 #: Timestamps compare in the finer of the column's unit and a datetime's (us), as pyarrow
 #: compares a column with a finer scalar: (factor on the column's values, on the literal's us).
 _TIMESTAMP_SCALES = {"s": (1_000_000, 1), "ms": (1_000, 1), "us": (1, 1), "ns": (1, 1_000)}
+
+
+def _argument_type(type_: pa.DataType) -> pa.DataType:
+    """The type a value compared with a column of ``type_`` is passed in: its own for
+    numbers, int64 for the days of a date and the units of a timestamp."""
+    return pa.float64() if pa.types.is_floating(type_) else type_ if pa.types.is_integer(type_) else pa.int64()
 
 
 def _column_value(port: str, type_: pa.DataType) -> str:

@@ -2,7 +2,7 @@
 the options it follows, its prices, and the byte helpers generated bodies call.
 
 A program's body is Python source generated for one schema, filter or key set
-(:func:`compiled_function`), compiled by Numba when first needed (or loaded, where an
+(:func:`compiled_function`; a filter's values are its arguments), compiled by Numba when first needed (or loaded, where an
 earlier process compiled it: :mod:`ndp_core.ssdlets.disk_cache`); :func:`compiled_once`
 keeps it for the process, so each caller gets a copy at its own device's prices.
 """
@@ -45,6 +45,12 @@ class CsvProgram(SSDlet):
     """
 
     columns: dict[str, str]
+    #: Arguments bound when the program was made (a filter's values); an instance takes
+    #: them unless :meth:`Application.add <ndp_core.ssdlets.Application.add>` is given others.
+    arg_values: Mapping[str, Any] = {}
+
+    def arg_words(self, values: Mapping[str, Any]) -> list[int]:
+        return super().arg_words({**self.arg_values, **values})
 
     @property
     def schema(self) -> pa.Schema:
@@ -72,7 +78,7 @@ def connect_columns(app: Any, upstream: Union[Node, Sequence[Node]], downstream:
 
 #: Programs made in this process, by what they were made from: compiling one takes
 #: seconds (about 3 s, and 0.5 s a column, here; loading it from the disk cache, tenths),
-#: so each schema, filter and key set is made once; prices are the model's, not the
+#: so each schema, filter shape and key set is made once; prices are the model's, not the
 #: code's, so each caller gets its own copy.
 _PROGRAMS: dict[tuple, SSDlet] = {}
 
@@ -167,16 +173,16 @@ def is_string(type_: pa.DataType) -> bool:
 def port_names(names: Sequence[str]) -> list[str]:
     """Each column's port: its name where that is a plain identifier, else ``column_<k>``.
 
-    >>> port_names(["a", "my col", "at_end", "csv_rows"])
-    ['a', 'column_1', 'column_2', 'column_3']
+    >>> port_names(["a", "my col", "at_end", "csv_rows", "value_0"])
+    ['a', 'column_1', 'column_2', 'column_3', 'column_4']
     """
-    # The programs' own fields, and the prefixes of the aggregate's and filter's outputs.
+    # The programs' own fields, and the prefixes of the aggregate's and filter's outputs and arguments.
     reserved = {"pages", "records", "carry", "headers_skipped", "started", "consumed", "at_end", "error_at",
                 "filter_tests", "values_kept", "aggregate_updates"}
     ports: list[str] = []
     for k, name in enumerate(names):
         plain = name.isidentifier() and not keyword.iskeyword(name) and \
-            not name.startswith(("_", "csv_", "kept_", "key_", "count_", "isum_", "fsum_", "min_", "max_"))
+            not name.startswith(("_", "csv_", "kept_", "value_", "key_", "count_", "isum_", "fsum_", "min_", "max_"))
         candidate = name if plain and name not in reserved else f"column_{k}"
         while candidate in ports or candidate in reserved:
             candidate += "_"

@@ -22,7 +22,7 @@ from ndp_core.ssdlets import Application, SSDletError
 
 SIDES = list(itertools.product(["device", "host"], repeat=2))
 #: The small files' columns: one schema, so that their tests share compiled programs
-#: (each schema, filter and key set compiles once, in seconds).
+#: (each schema, filter shape and key set compiles once, in seconds).
 KV = pa.schema({"k": pa.string(), "v": pa.int64()})
 FILTERS = [[("id", ">", 100), ("day", "<=", datetime.date(2020, 1, 10)), ("note", "contains", "a")],
            [("price", "is null"), ("id", "in", [7, 14, 21, 10**12])],
@@ -389,6 +389,25 @@ def test_filter_values_compare_as_pyarrow_compares_them(ssd, tmp_path):
                     [("t", "<", half)]):
         table = _run(ssd, path, program, ("host", "device"), 1, row_filter(filters, program.schema))
         assert table.equals(arrow_bridge.read_csv(path, filters=filters)), filters
+
+
+def test_a_filter_over_other_values_is_the_same_program_with_other_arguments(ssd, messy_csv, parse, keep):
+    """A new date in Q6 must not compile a new program: the values are its arguments."""
+    other = [[("id", ">", 3000), ("day", "<=", datetime.date(2020, 1, 20)), ("note", "contains", "a")],
+             FILTERS[1], FILTERS[2],
+             [("name", "not in", ["n1", "n2", None]), ("price", "<", 1e5), ("count", "!=", -4)]]
+    again = row_filter(other, parse.schema)
+    assert again.func is keep.func and again.args == keep.args and again.arg_values != keep.arg_values
+    table = _run(ssd, messy_csv, parse, ("device", "host"), 64, again)
+    assert table.equals(arrow_bridge.read_csv(messy_csv, filters=other))
+    assert 0 < table.num_rows != _run(ssd, messy_csv, parse, ("device", "host"), 64, keep).num_rows
+
+
+def test_a_value_past_what_the_columns_unit_holds_is_refused():
+    schema = pa.schema({"t": pa.timestamp("ns"), "i": pa.int8()})
+    with pytest.raises(FilterError, match="past int64"):
+        row_filter([("t", "<", datetime.datetime(9999, 1, 1))], schema)
+    assert row_filter([("i", "<", 1000)], schema).args == {}  # always true for an int8: no value to pass
 
 
 def test_an_int_column_against_a_float_compares_exactly_as_read_csv_does(ssd, tmp_path):
