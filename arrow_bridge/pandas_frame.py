@@ -798,6 +798,7 @@ class Thousands:
     every_column: Optional[pa.DataType]  # one explicit numeric dtype for all
     untouched: tuple[str, ...]  # text pandas hands on as it is (converters, dates, categories, str dtypes)
     integers: bool = True  # False under QUOTE_NONNUMERIC, where pandas' numbers are floats
+    column_nulls: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # na_values={name: ...}
 
     @classmethod
     def split(cls, options: dict[str, Any], separator: Any, untouched: Sequence[str] = ()
@@ -822,11 +823,13 @@ class Thousands:
             every, options["dtype"] = to_arrow_type(dtype), "string"
         elif dtype is not None:
             return options, cls(separator, decimal, (), {}, None, ("*",))
-        nulls = resolve_options(semantics="pandas", **{key: options[key] for key in
-                                                       ("na_values", "keep_default_na", "na_filter",
-                                                        "convert_options") if key in options}).null_values
-        return options, cls(separator, decimal, tuple(nulls), types, every, tuple(map(str, untouched)),
-                            options.get("quoting") != csv.QUOTE_NONNUMERIC)
+        resolved = resolve_options(semantics="pandas", **{key: options[key] for key in
+                                                          ("na_values", "keep_default_na", "na_filter",
+                                                           "convert_options") if key in options})
+        by_name = {key: tuple(nulls) for key, nulls in (resolved.column_null_values or {}).items()
+                   if isinstance(key, str)}
+        return options, cls(separator, decimal, tuple(resolved.null_values), types, every, tuple(map(str, untouched)),
+                            options.get("quoting") != csv.QUOTE_NONNUMERIC, by_name)
 
     def apply(self, table: pa.Table) -> pa.Table:
         """``table`` with its text columns read as numbers where they all are."""
@@ -841,7 +844,7 @@ class Thousands:
             target = self.types.get(name, self.every_column)
             converted = self._strict(column, name, target) if target is not None else self._inferred(column)
             if converted is not None:
-                numbers = numeric_null_values(self.null_values)  # pandas' rule for the floats it made
+                numbers = numeric_null_values(self.column_nulls.get(name, self.null_values))  # pandas' rule
                 if numbers and pa.types.is_floating(converted.type):
                     converted = NumericNulls(numbers).apply(converted, None)
                 table = table.set_column(j, name, converted)
@@ -984,14 +987,16 @@ def positions_named(options: Mapping[str, Any]) -> bool:
     dates = options.get("parse_dates")
     dtype = options.get("dtype")
     keys = [*(dates if isinstance(dates, (list, tuple)) else ()), *(options.get("converters") or {}),
-            *(dtype if isinstance(dtype, Mapping) else ()), *_converters_na_values(options)]
+            *(dtype if isinstance(dtype, Mapping) else ()), *_na_values_by_name(options)]
     return any(isinstance(key, int) for key in keys)
 
 
-def _converters_na_values(options: Mapping[str, Any]) -> Mapping[Any, Any]:
-    """The ``na_values`` dict where there are converters (which look their column's up by name), else {}."""
+def _na_values_by_name(options: Mapping[str, Any]) -> Mapping[Any, Any]:
+    """The ``na_values`` dict where a step after the read looks a column's spellings up by
+    its name (converters; ``thousands``, whose floats take the numeric ones), else {}."""
     na_values = options.get("na_values")
-    return na_values if options.get("converters") and isinstance(na_values, Mapping) else {}
+    by_name = options.get("converters") or options.get("thousands") is not None
+    return na_values if by_name and isinstance(na_values, Mapping) else {}
 
 
 def objects_by_position(dtype: Any, names: Sequence[str]) -> tuple[str, ...]:
@@ -1041,7 +1046,7 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
     if options.get("converters"):  # pandas ignores a converter for a position the file lacks, or a negative one
         options["converters"] = {named(key): convert for key, convert in options["converters"].items()
                                  if not isinstance(key, int) or 0 <= key < len(names)}
-    na_values = _converters_na_values(options)
+    na_values = _na_values_by_name(options)
     if na_values:  # a column's name first, as pandas looks its spellings up
         position = {key: names[key] for key in na_values if isinstance(key, int) and 0 <= key < len(names)}
         options["na_values"] = {position.get(key, key): spellings for key, spellings in na_values.items()

@@ -88,9 +88,12 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
 
 
 def _reads_as_pandas(data: bytes, **keywords) -> None:
-    """read_pandas (NumPy dtypes) gives pandas.read_csv's frame for ``data``, exactly."""
+    """read_pandas (NumPy dtypes) gives pandas.read_csv's frame for ``data``, exactly (chunk by
+    chunk, given a ``chunksize``)."""
     got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", **keywords)
-    pd.testing.assert_frame_equal(got, pd.read_csv(io.BytesIO(data), **keywords), check_exact=True)
+    expected = pd.read_csv(io.BytesIO(data), **keywords)
+    for mine, theirs in zip(got, expected, strict=True) if "chunksize" in keywords else [(got, expected)]:
+        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
 
 
 PARSE_DATES_LEFT_AS_TEXT = {  # pandas.read_csv leaves a column to_datetime cannot parse as its text
@@ -171,11 +174,7 @@ def test_thousands_equal_to_the_decimal_point_as_pandas_floats(data, options):
 @pytest.mark.parametrize("options", [{}, dict(chunksize=2)], ids=["whole", "chunks"])
 def test_thousands_with_na_filter_false_keeps_empty_text(options):
     """Without NA spellings an empty field is text: pandas keeps such a column as text."""
-    data = b',\n1,\n,",000"\n"1,000",x\n'
-    got = arrow_bridge.read_pandas(io.BytesIO(data), dtype_backend="numpy", thousands=",", na_filter=False, **options)
-    expected = pd.read_csv(io.BytesIO(data), thousands=",", na_filter=False, **options)
-    for mine, theirs in zip(got, expected, strict=True) if options else [(got, expected)]:
-        pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+    _reads_as_pandas(b',\n1,\n,",000"\n"1,000",x\n', thousands=",", na_filter=False, **options)
 
 
 @pytest.mark.parametrize("keywords", [dict(header=0, names=["c", "f"]), dict(names=["c", "f"], usecols=["c", "f"])],
@@ -205,6 +204,15 @@ def test_thousands_with_floats_asked_reads_integers_past_uint64(dtype):
     _reads_as_pandas(b'a\n100000000000000000000\n"1,000,000,000,000,000,000,000"\nNA\n', thousands=",", dtype=dtype)
 
 
+@pytest.mark.parametrize("na_values", [{"b": ["0"]}, {1: ["0"]}, {"b": ["x", "0"], "a": ["1"]}],
+                         ids=["by name", "by position", "two columns"])
+@pytest.mark.parametrize("options", [{}, dict(keep_default_na=False), dict(chunksize=1)],
+                         ids=["defaults too", "its own only", "chunks"])
+def test_thousands_floats_take_a_columns_numeric_na_values(na_values, options):
+    """pandas' float of "1,234.5" and "-0" takes na_values "0": -0.0 is 0 (the column's own)."""
+    _reads_as_pandas(b'a,b\n1,"1,234.5"\n2,-0\n3,0.0\n', thousands=",", na_values=na_values, **options)
+
+
 @pytest.mark.parametrize("case", list(UNNAMED_INDEX))
 def test_an_unnamed_index_level_as_pandas(case):
     data, keywords = UNNAMED_INDEX[case]
@@ -214,6 +222,7 @@ def test_an_unnamed_index_level_as_pandas(case):
         pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
 
 
+@pytest.mark.filterwarnings("ignore:Could not infer format")  # pandas' own, from both reads
 @pytest.mark.parametrize("case", list(INDEX_DATES))
 def test_parse_dates_of_an_index_as_pandas(case):
     _reads_as_pandas(*INDEX_DATES[case][:1], **INDEX_DATES[case][1])
@@ -374,6 +383,7 @@ def test_a_converter_wins_over_a_dtype_with_pandas_warning(keywords):
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
 
 
+@pytest.mark.filterwarnings("ignore:Both a converter and dtype")  # pandas' warning, from both reads
 @pytest.mark.parametrize("case", list(CONVERTER_CASES))
 def test_converters_get_the_text_as_pandas_hands_it(case):
     data, keywords = CONVERTER_CASES[case]
