@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import re
 from numbers import Integral, Number
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -108,8 +109,9 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
         steps.skipfooter = LineRules(skipfooter=options.pop("skipfooter")).skipfooter  # checked as pandas does
     text = _typed_columns(options, steps)
     if steps.thousands is not None:
-        options, steps.numbers = Thousands.split(options, steps.thousands, [*text, *(
-            steps.categories if steps.categories is not True else ())])
+        categories = steps.categories if steps.categories is not True else ()
+        untouched = [key for key in text if key in steps.converters or not _number_given(options.get("dtype"), key)]
+        options, steps.numbers = Thousands.split(options, steps.thousands, [*untouched, *categories])
     options, steps.header_rows = text_keywords(options)
     indexed = steps.index_col is not None and steps.index_col is not False  # index_col=0 is one
     if steps.header_rows is not None and (indexed or steps.parse_dates or
@@ -118,6 +120,12 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
                                   "or a dtype per column is not supported: read with header=[...] alone and "
                                   "set them on the frame afterwards")
     return options, steps
+
+
+def _number_given(dtype: Any, key: str) -> bool:
+    """Whether a ``dtype`` dict gives column ``key`` a number dtype: a ``parse_dates``
+    column so given is read as numbers first (``thousands`` too), as pandas reads it."""
+    return isinstance(dtype, Mapping) and key in dtype and _numeric(to_arrow_type(dtype[key]))
 
 
 def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
@@ -498,6 +506,11 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
         categories = made_up.repeats_of(steps.category_dtypes, steps.dtype_names)
         steps.category_dtypes = {**steps.category_dtypes, **categories}
         steps.categories = (*steps.categories, *categories)
+    if steps.numbers is not None:  # a repeat of a field given a text dtype keeps its separators too
+        texts = {key: kind for key, kind in {**steps.pandas_dtypes, **steps.category_dtypes}.items()
+                 if getattr(kind, "kind", "O") in "OUS"}
+        repeats = [name for name in made_up.repeats_of(texts, steps.dtype_names) if name not in steps.numbers.untouched]
+        steps.numbers = dataclasses.replace(steps.numbers, untouched=(*steps.numbers.untouched, *repeats))
 
 
 def _with_index(frame: "pd.DataFrame", names: Sequence[str], *, from_arrays: bool = False) -> "pd.DataFrame":
@@ -944,6 +957,8 @@ class Thousands:
             shown = bad[0].as_py() if len(bad) else values.drop_null()[0].as_py()
             raise ValueError(f"column {name!r}: cannot read {shown!r} as {target} with thousands={self.separator!r}")
         try:
+            if pa.types.is_floating(target) and pa.types.is_integer(converted.type):  # floats asked: read as floats
+                return pc.cast(pc.cast(converted, pa.float64(), safe=False), target, safe=False)
             return pc.cast(converted, target)
         except (pa.ArrowInvalid, OverflowError) as exc:
             raise ValueError(f"column {name!r}: cannot safely convert {converted.type} to {target}: {exc}") from None

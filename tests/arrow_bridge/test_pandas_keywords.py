@@ -204,6 +204,24 @@ def test_thousands_with_floats_asked_reads_integers_past_uint64(dtype):
     _reads_as_pandas(b'a\n100000000000000000000\n"1,000,000,000,000,000,000,000"\nNA\n', thousands=",", dtype=dtype)
 
 
+THOUSANDS_WITH_DTYPES = {  # pandas.read_csv reads these with thousands=","
+    "a date column's number dtype first": (b'a\n"1,000"\n', dict(dtype={"a": "int64"}, parse_dates=["a"])),
+    "... an extension one": (b'a\n"1,000"\n', dict(dtype={"a": "Int64"}, parse_dates=[0])),
+    "floats asked of ints past 2**53": (b'a\n46116860184273879\n"-9,223,372,036,854,775"\n', dict(dtype="float64")),
+    "... float32": (b'a\n"46,116,860,184,273,879"\n', dict(dtype={"a": "float32"})),
+    "... Float64": (b'a\n"46,116,860,184,273,879"\n', dict(dtype={"a": "Float64"})),
+    "a repeat of a str field": (b'e,e,\n,"0,1"\n', dict(dtype={"e": str})),
+    "... of a category": (b'e,e\n"1,000","2,000"\n', dict(dtype={"e": "category"})),
+    "... of a converter's": (b'e,e\n"1,000","2,000"\n', dict(converters={"e": str})),
+}
+
+
+@pytest.mark.parametrize("case", list(THOUSANDS_WITH_DTYPES))
+def test_thousands_with_dtypes_as_pandas(case):
+    data, keywords = THOUSANDS_WITH_DTYPES[case]
+    _reads_as_pandas(data, thousands=",", **keywords)
+
+
 @pytest.mark.parametrize("na_values", [{"b": ["0"]}, {1: ["0"]}, {"b": ["x", "0"], "a": ["1"]}],
                          ids=["by name", "by position", "two columns"])
 @pytest.mark.parametrize("options", [{}, dict(keep_default_na=False), dict(chunksize=1)],
