@@ -319,11 +319,27 @@ class RowFilter:
         return pc.indices_nonzero(mask.fill_null(False) if mask.null_count else mask)
 
     def _used(self, names: Sequence[str]) -> tuple[str, ...]:
-        """The names among ``names`` the filter reads (an Expression's: those its text mentions)."""
-        if self.groups is None:
-            text = str(self.expression)
-            return tuple(name for name in dict.fromkeys(names) if name in text)
-        return self._columns
+        """The names among ``names`` the filter reads. pyarrow lists no Expression's field
+        references, but prints each: of the names its text mentions (``b`` is in ``ab``), the
+        ones it cannot be bound without, on empty columns. Where it cannot be bound on those at
+        all (a function that takes no null column), every name mentioned: an extra column costs
+        time, never the result."""
+        if self.groups is not None:
+            return self._columns
+        text = str(self.expression)
+        mentioned = [name for name in dict.fromkeys(names) if name in text]
+        if not _binds(self.expression, mentioned):
+            return tuple(mentioned)
+        return tuple(name for name in mentioned if not _binds(self.expression, [n for n in mentioned if n != name]))
+
+
+def _binds(expression: pc.Expression, names: Sequence[str]) -> bool:
+    """Whether ``expression`` can be evaluated on empty (null-typed) columns named ``names``."""
+    try:
+        pa.table({name: pa.nulls(0) for name in names}).filter(expression)
+    except pa.ArrowException:
+        return False
+    return True
 
 
 def and_filters(first: Optional[Filters], second: list) -> Filters:

@@ -159,8 +159,16 @@ def stage_columns(opts: CsvOptions, names: Sequence[str]) -> list[str]:
     used: list[str] = []
     for stage in (opts.row_filter, opts.grouped_query):
         if stage is not None:
-            used += stage.columns_of(names)
+            used += stage.columns_of(_with_missing(opts, names))
     return list(dict.fromkeys(used))
+
+
+def _with_missing(opts: CsvOptions, names: Sequence[str]) -> list[str]:
+    """The file's columns and those ``include_missing_columns`` adds (columns of nulls, which
+    a filter may read as pyarrow's does)."""
+    if not opts.include_missing_columns or opts.include_columns is None:
+        return list(names)
+    return [*names, *(key for key in opts.include_columns if isinstance(key, str) and key not in names)]
 
 
 def _requested_type(opts: CsvOptions, name: str, index: int) -> Optional[pa.DataType]:
@@ -204,7 +212,7 @@ class ReadPlan:
         """The plan for reading ``source`` whose header gave ``names``."""
         rules = ValueRules.from_options(opts)
         columns = plan_columns(names, opts, rules)
-        used = set(opts.row_filter.columns_of(names)) if opts.row_filter is not None else set()
+        used = set(opts.row_filter.columns_of(_with_missing(opts, names))) if opts.row_filter is not None else set()
         return cls(source, opts, list(names), columns, rules, Dialect.from_options(opts),
                    [converter_for(c.type, c.kernel_rules(rules)) if c.type is not None and c.index >= 0 else None
                     for c in columns],

@@ -185,6 +185,30 @@ def test_a_column_finish_filters_the_finished_table():
     assert got.equals(_expected(DATA, filters, convert_options=options))
 
 
+@pytest.mark.parametrize("data, filters, options", [
+    (b"ab,b,b\n1,2,3\n2,2,3\n", pc.field("ab") == 1, dict(convert_options=pacsv.ConvertOptions(auto_dict_encode=True))),
+    (b"a,,\n1,,\n2,,\n", pc.field("a") == 1, dict(parse_options=pacsv.ParseOptions(ignore_empty_lines=False))),
+    (b"x,1,y,c\nx,2,y,d\n", pc.field("n11") == "c",
+     dict(read_options=pacsv.ReadOptions(column_names=["n0", "n1", "n10", "n11"]),
+          convert_options=pacsv.ConvertOptions(column_types={"n1": pa.null()}, include_columns=["n11"]))),
+], ids=["a name inside another, repeated", "empty names", "a column left out, named inside another"])
+def test_an_expression_reads_only_the_columns_it_references(data, filters, options):
+    """pyarrow lists no Expression's columns; each name its text mentions once counted."""
+    got = arrow_bridge.read_csv(io.BytesIO(data), filters=filters, **options)
+    assert got.equals(pacsv.read_csv(io.BytesIO(data), **options).filter(filters))
+
+
+@pytest.mark.parametrize("filters", [[("b", "is null")], [("b", "=", 1)], pc.field("b").is_null()], ids=str)
+@pytest.mark.parametrize("split", [None, "device"])
+def test_a_filter_reads_a_column_include_missing_columns_adds(tmp_path, filters, split):
+    path = tmp_path / "a.csv"
+    path.write_bytes(b"a\n1\n2\n")
+    options = pacsv.ConvertOptions(include_columns=["a", "b"], include_missing_columns=True)
+    device = dict(device="modern-gen4", split=split) if split else {}
+    got = arrow_bridge.read_csv(path, convert_options=options, filters=filters, **device)
+    assert got.equals(pacsv.read_csv(path, convert_options=options).filter(RowFilter(filters).expression))
+
+
 def test_read_pandas_and_dask_take_filters(tmp_path):
     import dask_plugin
 
