@@ -708,9 +708,9 @@ def decimal_array(array: pa.Array, target: pa.Decimal128Type, plan: PlannedColum
         return pa.array([], type=target)
     encoded = array.dictionary_encode()  # each distinct text is parsed once
     unscaled = np.zeros((len(encoded.dictionary) + 1, 16), dtype=np.uint8)  # the last row: null slots
-    for k, text in enumerate(encoded.dictionary.to_pylist()):
+    for k, raw in enumerate(encoded.dictionary.cast(pa.binary()).to_pylist()):  # (check_utf8=False: any bytes)
         try:
-            value = _decimal_unscaled(text, target.precision, target.scale, decimal_point)
+            value = _decimal_unscaled(raw.decode("utf-8", "replace"), target.precision, target.scale, decimal_point)
         except _BadDecimal as exc:
             raise _error(plan, str(exc)) from None
         unscaled[k] = np.frombuffer(value.to_bytes(16, "little", signed=True), dtype=np.uint8)

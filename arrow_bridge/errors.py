@@ -215,10 +215,10 @@ class CsvBadLineWarning(UserWarning):
     """A malformed row skipped under ``on_bad_lines="warn"``."""
 
 
-class MissingColumnsError(KeyError, ValueError):
-    """Selected columns the file does not have: a ``KeyError`` as pyarrow
-    raises for ``include_columns``, and a ``ValueError`` as pandas raises for
-    ``usecols``; the message speaks the keyword the caller used.
+class MissingColumnsError(pa.ArrowKeyError, ValueError):
+    """Selected columns the file does not have: pyarrow's ``ArrowKeyError`` (a
+    ``KeyError``) as pyarrow raises for ``include_columns``, and a ``ValueError``
+    as pandas raises for ``usecols``; the message speaks the keyword the caller used.
 
     >>> str(MissingColumnsError(["zzz"], "usecols"))
     "Usecols do not match columns, columns expected but not found: ['zzz']"

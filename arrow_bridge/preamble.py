@@ -109,12 +109,17 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     (['a', 'b'], 15, 3)
     """
     data = _Buffered(source, min(opts.span_bytes, FIRST_READ_BYTES))
-    if len(data.buf) == 0 and (opts.semantics != "pandas" or opts.column_names is None):
-        raise EmptyCsvError(source.name, 1, None, 0, "empty CSV file")  # (pandas: given names, no rows)
+    empty_is_error = opts.semantics != "pandas" or opts.column_names is None  # (pandas: given names, no rows)
+    if len(data.buf) == 0 and empty_is_error:
+        raise EmptyCsvError(source.name, 1, None, 0, "empty CSV file")
     while len(data.buf) < len(_BOM) and data.more():
         pass  # tiny block sizes: see the whole BOM before deciding
     at_file_start = source.origin == 0  # a byte range's first bytes are data, never a BOM
     pos = len(_BOM) if at_file_start and bytes(data.buf[: len(_BOM)]) == _BOM else 0
+    while pos and pos == len(data.buf) and data.more():
+        pass
+    if pos and pos == len(data.buf) and empty_is_error:  # a BOM alone: empty too, as in pyarrow
+        raise EmptyCsvError(source.name, 1, None, 0, "empty CSV file")
     pos = _skip_lines(data, pos, opts.skip_rows, source.name)
     if opts.header or opts.column_names is None:  # (a byte range given the names starts at data)
         pos = _skip_space_lines(data, pos, opts)

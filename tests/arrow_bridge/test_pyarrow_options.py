@@ -321,6 +321,20 @@ def test_column_selection(options):
     assert_same(FILES["plain"], convert_options=pacsv.ConvertOptions(**options))
 
 
+def test_a_missing_include_column_is_caught_as_pyarrows_is():
+    with pytest.raises(pa.ArrowKeyError, match="Column 'zz' in include_columns does not exist"):
+        arrow_bridge.read_csv(io.BytesIO(FILES["plain"]), convert_options=pacsv.ConvertOptions(include_columns=["zz"]))
+
+
+@pytest.mark.parametrize("data, options", [
+    (b"\xef\xbb\xbf", dict(read_options=pacsv.ReadOptions(column_names=["a"]))),
+    (b"c0\n\xff\n", dict(convert_options=pacsv.ConvertOptions(check_utf8=False,
+                                                               column_types={"c0": pa.decimal128(10, 2)}))),
+], ids=["a BOM alone is an empty file", "a decimal of bytes that are not UTF-8"])
+def test_inputs_a_differential_fuzz_found(data, options):
+    assert_same(data, **options)
+
+
 # ---------------------------------------------------------------------------------------------
 # ConvertOptions: every type pyarrow reads from CSV (and the ones it refuses).
 # ---------------------------------------------------------------------------------------------
