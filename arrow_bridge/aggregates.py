@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from arrow_bridge.filters import referenced_columns
 from arrow_bridge.kernels.group_sums import (EXPONENT_BIAS, LOW_BITS, exponent_range, first_appearance_ids,
                                               float_sum_bins, int_sum_halves, short_string_codes)
 
@@ -98,8 +99,8 @@ class GroupedQuery:
 
     def columns_of(self, names: Sequence[str]) -> tuple[str, ...]:
         """The columns of a file with header ``names`` the query reads (a derived
-        column's: the names its expression's text mentions); a KeyError names
-        those it needs that neither the file nor ``derived`` has.
+        column's: those its expression references, :func:`~arrow_bridge.filters.referenced_columns`);
+        a KeyError names those it needs that neither the file nor ``derived`` has.
 
         >>> q = GroupedQuery([Aggregation("rev", "sum")], ["k"], {"rev": pc.field("p") * pc.field("d")})
         >>> q.columns_of(["k", "p", "d", "other"])
@@ -108,9 +109,8 @@ class GroupedQuery:
         missing = [name for name in self.inputs if name not in names and name not in self.derived]
         if missing:
             raise KeyError(f"aggregate_csv: column(s) {missing} are neither in the file ({list(names)}) nor derived")
-        texts = [str(expression) for expression in self.derived.values()]
-        return tuple(name for name in dict.fromkeys(names)
-                     if name in self.inputs or any(name in text for text in texts))
+        derived = {name for expression in self.derived.values() for name in referenced_columns(expression, names)}
+        return tuple(name for name in dict.fromkeys(names) if name in self.inputs or name in derived)
 
     def partial(self, table: pa.Table) -> "PartialState":
         """The partial state of one span's (filtered) rows: a span's READ_FILT_TSK answer."""

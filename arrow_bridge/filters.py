@@ -221,8 +221,7 @@ class RowFilter:
     def columns_of(self, names: Sequence[str]) -> tuple[str, ...]:
         """The columns of a file with header ``names`` the filter reads; a
         FilterError names those it asks for that the file lacks. An
-        Expression's are the names its text mentions (pyarrow lists no field
-        references): reading an extra column costs time, never the result.
+        Expression's are those it references (:func:`referenced_columns`).
 
         >>> import pyarrow.compute as pc
         >>> RowFilter(pc.field("b") > 1).columns_of(["a", "b"])
@@ -301,7 +300,7 @@ class RowFilter:
 
     def filter_table(self, table: pa.Table) -> pa.Table:
         """``table``'s rows the filter keeps (a whole Table at once, columns by name)."""
-        kept = self.selection({name: table.column(name) for name in self._used(table.column_names)},
+        kept = self.selection({name: table.column(name) for name in self._used(table.column_names, table.schema)},
                               table.num_rows)
         return table if kept is None else table.take(kept)
 
@@ -318,25 +317,38 @@ class RowFilter:
         mask = _reduce(pc.or_kleene, groups)
         return pc.indices_nonzero(mask.fill_null(False) if mask.null_count else mask)
 
-    def _used(self, names: Sequence[str]) -> tuple[str, ...]:
-        """The names among ``names`` the filter reads. pyarrow lists no Expression's field
-        references, but prints each: of the names its text mentions (``b`` is in ``ab``), the
-        ones it cannot be bound without, on empty columns. Where it cannot be bound on those at
-        all (a function that takes no null column), every name mentioned: an extra column costs
-        time, never the result."""
-        if self.groups is not None:
-            return self._columns
-        text = str(self.expression)
-        mentioned = [name for name in dict.fromkeys(names) if name in text]
-        if not _binds(self.expression, mentioned):
-            return tuple(mentioned)
-        return tuple(name for name in mentioned if not _binds(self.expression, [n for n in mentioned if n != name]))
+    def _used(self, names: Sequence[str], schema: Optional[pa.Schema] = None) -> tuple[str, ...]:
+        """The names among ``names`` the filter reads (an Expression's: :func:`referenced_columns`)."""
+        return self._columns if self.groups is not None else referenced_columns(self.expression, names, schema)
 
 
-def _binds(expression: pc.Expression, names: Sequence[str]) -> bool:
-    """Whether ``expression`` can be evaluated on empty (null-typed) columns named ``names``."""
+def referenced_columns(expression: pc.Expression, names: Sequence[str],
+                       schema: Optional[pa.Schema] = None) -> tuple[str, ...]:
+    """The names among ``names`` that ``expression`` reads. pyarrow lists no field
+    references, but prints each: of the names the text mentions (``b`` is in ``ab``),
+    those it cannot be bound without, on empty columns (of ``schema``'s types, else
+    all null, else all text). Where it cannot be bound on any of them (a mix of number
+    and text functions), every name mentioned: an extra column read costs time.
+
+    >>> referenced_columns((pc.field("ab") == 1) | (pc.field("a") > 2), ["a", "b", "ab"])
+    ('a', 'ab')
+    >>> referenced_columns(pc.starts_with(pc.field("st"), "x"), ["s", "t", "st"])
+    ('st',)
+    """
+    text = str(expression)
+    mentioned = [name for name in dict.fromkeys(names) if name in text]
+    typings = [lambda name: schema.field(schema.names.index(name)).type] if schema is not None else []
+    for type_of in [*typings, lambda name: pa.null(), lambda name: pa.string()]:
+        empty = pa.table({name: pa.array([], type_of(name)) for name in mentioned})
+        if _binds(expression, empty):
+            return tuple(name for name in mentioned if not _binds(expression, empty.drop_columns([name])))
+    return tuple(mentioned)
+
+
+def _binds(expression: pc.Expression, table: pa.Table) -> bool:
+    """Whether ``expression`` (of any type: a derived column's too) can be evaluated on ``table``."""
     try:
-        pa.table({name: pa.nulls(0) for name in names}).filter(expression)
+        table.filter(pc.is_valid(expression))
     except pa.ArrowException:
         return False
     return True

@@ -20,10 +20,10 @@ to the source instead (:mod:`arrow_bridge.line_filters`,
 from __future__ import annotations
 
 import csv
-import re
-from numbers import Integral, Number
 import dataclasses
+import re
 from dataclasses import dataclass, field
+from numbers import Integral, Number
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -123,9 +123,12 @@ def split_keywords(options: dict[str, Any]) -> tuple[dict[str, Any], FrameSteps]
 
 
 def _number_given(dtype: Any, key: str) -> bool:
-    """Whether a ``dtype`` dict gives column ``key`` a number dtype: a ``parse_dates``
-    column so given is read as numbers first (``thousands`` too), as pandas reads it."""
-    return isinstance(dtype, Mapping) and key in dtype and _numeric(to_arrow_type(dtype[key]))
+    """Whether ``dtype`` (a dict, or one for every column) gives column ``key`` a number
+    dtype: a ``parse_dates`` column so given is read as numbers first (``thousands`` too),
+    as pandas reads it."""
+    if isinstance(dtype, Mapping):
+        dtype = dtype.get(key)
+    return dtype is not None and _numeric(to_arrow_type(dtype))
 
 
 def _typed_columns(options: dict[str, Any], steps: FrameSteps) -> list[str]:
@@ -500,7 +503,8 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
     the field's dtype or category, as the reader gave them its type
     (:attr:`~arrow_bridge.options.CsvOptions.repeats_typed`), unless the ``dtype``
     dict has an entry of their own; pandas' last step, ``object``, is the field's alone."""
-    typed = {key: kind for key, kind in steps.pandas_dtypes.items() if kind != object}  # (object: text, as read)
+    typed = {key: kind for key, kind in steps.pandas_dtypes.items()  # (object: text, as read; None: inferred)
+             if kind is not None and kind != object}
     steps.pandas_dtypes = {**steps.pandas_dtypes, **made_up.repeats_of(typed, steps.dtype_names)}
     if steps.categories is not True:
         categories = made_up.repeats_of(steps.category_dtypes, steps.dtype_names)
@@ -508,7 +512,7 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
         steps.categories = (*steps.categories, *categories)
     if steps.numbers is not None:  # a repeat of a field given a text dtype keeps its separators too
         texts = {key: kind for key, kind in {**steps.pandas_dtypes, **steps.category_dtypes}.items()
-                 if getattr(kind, "kind", "O") in "OUS"}
+                 if kind is not None and getattr(kind, "kind", "O") in "OUS"}  # (None: inferred)
         repeats = [name for name in made_up.repeats_of(texts, steps.dtype_names) if name not in steps.numbers.untouched]
         steps.numbers = dataclasses.replace(steps.numbers, untouched=(*steps.numbers.untouched, *repeats))
 

@@ -13,7 +13,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 import arrow_bridge
-from arrow_bridge.aggregates import _exact_float_sums, _exact_int_sums, _key_codes
+from arrow_bridge.aggregates import Aggregation, GroupedQuery, _exact_float_sums, _exact_int_sums, _key_codes
 from arrow_bridge.filters import RowFilter
 
 
@@ -76,6 +76,12 @@ def test_with_a_filter_and_a_derived_column():
     table = pacsv.read_csv(io.BytesIO(DATA)).filter(pc.field("n") > 0)
     table = table.append_column("scaled", pc.multiply(table["x"], 2))
     assert got.equals(table.group_by(["flag"], use_threads=False).aggregate([("scaled", "max"), ("n", "sum")]))
+
+
+def test_a_derived_column_reads_only_the_columns_it_references():
+    """A column whose name is inside a used one ("x" in "xx") is not read."""
+    query = GroupedQuery([Aggregation("twice", "sum")], ["k"], {"twice": pc.field("xx") * 2})
+    assert query.columns_of(["k", "x", "xx"]) == ("k", "xx")
 
 
 def _float_sums(**read) -> dict:

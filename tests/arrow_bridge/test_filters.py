@@ -191,7 +191,10 @@ def test_a_column_finish_filters_the_finished_table():
     (b"x,1,y,c\nx,2,y,d\n", pc.field("n11") == "c",
      dict(read_options=pacsv.ReadOptions(column_names=["n0", "n1", "n10", "n11"]),
           convert_options=pacsv.ConvertOptions(column_types={"n1": pa.null()}, include_columns=["n11"]))),
-], ids=["a name inside another, repeated", "empty names", "a column left out, named inside another"])
+    (b"s,t,st\nxa,yb,xz\nab,cd,ef\n", pc.starts_with(pc.field("st"), "x"),
+     dict(convert_options=pacsv.ConvertOptions(column_types={"s": pa.int64()}, include_columns=["st"]))),
+], ids=["a name inside another, repeated", "empty names", "a column left out, named inside another",
+        "a text function, names inside the name"])
 def test_an_expression_reads_only_the_columns_it_references(data, filters, options):
     """pyarrow lists no Expression's columns; each name its text mentions once counted."""
     got = arrow_bridge.read_csv(io.BytesIO(data), filters=filters, **options)

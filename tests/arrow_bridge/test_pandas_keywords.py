@@ -213,9 +213,14 @@ THOUSANDS_WITH_DTYPES = {  # pandas.read_csv reads these with thousands=","
     "a repeat of a str field": (b'e,e,\n,"0,1"\n', dict(dtype={"e": str})),
     "... of a category": (b'e,e\n"1,000","2,000"\n', dict(dtype={"e": "category"})),
     "... of a converter's": (b'e,e\n"1,000","2,000"\n', dict(converters={"e": str})),
+    "... of a converter's, one dtype for all": (b'e,e\n"1,000","2,000"\n', dict(converters={"e": str}, dtype="int64")),
+    "... of a converter's, one extension dtype for all": (b'e,e\n"1,000","2,000"\n', dict(converters={"e": str},
+                                                                                        dtype="Int64")),
+    "a date column, one number dtype for all": (b'a\n"1,000"\n"2,000"\n', dict(dtype="int32", parse_dates=["a"])),
 }
 
 
+@pytest.mark.filterwarnings("ignore:Both a converter and dtype")  # pandas' warning, from both reads
 @pytest.mark.parametrize("case", list(THOUSANDS_WITH_DTYPES))
 def test_thousands_with_dtypes_as_pandas(case):
     data, keywords = THOUSANDS_WITH_DTYPES[case]
