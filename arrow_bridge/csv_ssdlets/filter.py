@@ -41,7 +41,7 @@ def row_filter(filters: Filters, schema: pa.Schema, *, device: Any = None) -> Cs
     source = _FilterSource(parsed, schema)
     program = compiled_once(("filter", source.key, schema), lambda: _filter_program(source, schema),
                             stage_prices(device))
-    program.inputs_by_column = dict(zip(schema.names, port_names(schema.names)))
+    program.inputs_by_column = source.ports
     program.arg_values = source.values
     return program
 
@@ -53,12 +53,14 @@ class _FilterSource:
     constant compiled into it, so a filter of the same shape over other values (Q6
     for another year) is the same program: compiled once, then loaded (the disk cache
     keys a program by its code). Sets (``in``) and strings stay in the code, as arrays.
+    An argument holds the value as the program compares it: an integer column's bound
+    (``>= 1994`` is ``> 1993``), a date's days, a timestamp's units.
     """
 
     def __init__(self, parsed: RowFilter, schema: pa.Schema) -> None:
         for field in schema:
             check_column_type(field)
-        ports = dict(zip(schema.names, port_names(schema.names)))
+        self.ports = ports = dict(zip(schema.names, port_names(schema.names)))
         self.namespace = kernel_namespace(None, None)
         self.namespace.update(TESTS_PER_ROW=sum(map(len, parsed.groups)), COLUMNS=len(ports))
         self.args: dict[str, pa.DataType] = {}
@@ -77,13 +79,16 @@ class _FilterSource:
         self.key = (self.text, tuple((name, a.dtype.str, a.tobytes()) for name, a in self.arrays.items()),
                     tuple(self.args.items()))
 
-    def value(self, value: Any, type_: pa.DataType) -> str:
-        """``value`` as an argument of ``type_`` (a :class:`FilterError` where it does not fit)."""
+    def value(self, value: Any, type_: pa.DataType, column_type: pa.DataType) -> str:
+        """``value`` as an argument of ``type_``, compared with a column of ``column_type``
+        (a :class:`FilterError` where it does not fit)."""
         if pa.types.is_integer(type_):
             limits = np.iinfo(type_.to_pandas_dtype())
             if not limits.min <= value <= limits.max:
-                raise FilterError(f"row_filter: {value!r} is past {type_}")
+                raise FilterError(f"row_filter: a value is past what a {column_type} column holds")
         name = f"value_{len(self.args)}"
+        while name in self.ports.values():  # (a column named so keeps its port)
+            name += "_"
         self.args[name], self.values[name] = type_, value
         return f"p.{name}"
 
@@ -96,8 +101,7 @@ class _FilterSource:
 
 def _filter_program(source: _FilterSource, schema: pa.Schema) -> CsvProgram:
     func = compiled_function("row_filter", source.text, source.namespace)
-    program = CsvProgram(func, inputs={port: Nullable(schema.field(name).type) for name, port in
-                                       zip(schema.names, port_names(schema.names))},
+    program = CsvProgram(func, inputs={port: Nullable(schema.field(name).type) for name, port in source.ports.items()},
                          outputs={out: Nullable(schema.field(name).type) for name, out in
                                   zip(schema.names, source.outputs)},
                          args=source.args, state={}, work=stage_prices(None, ("filter_tests", "values_kept")),
@@ -146,13 +150,13 @@ def _test(predicate: Predicate, type_: pa.DataType, port: str, source: _FilterSo
         test = integer_test(op, predicate.value, type_)  # exactly, as read_csv(filters=) compares
         if isinstance(test, bool):
             return f"({valid} and {test})"
-        bound = source.value(test[1], type_)  # the column's type: uint64 must not meet int64
+        bound = source.value(test[1], type_, type_)  # the column's type: uint64 must not meet int64
         return f"({valid} and {column} {_SYMBOLS[test[0]]} {bound})"
     if op in _SYMBOLS:
         literal = _literal(predicate, type_)
         if string:
             return f"({valid} and compare_bytes({field}, {source.array(literal)}) {_SYMBOLS[op]} 0)"
-        return f"({valid} and {column} {_SYMBOLS[op]} {source.value(literal, _argument_type(type_))})"
+        return f"({valid} and {column} {_SYMBOLS[op]} {source.value(literal, _argument_type(type_), type_)})"
     if op in _STRING_TESTS:
         if not string:
             raise FilterError(f"row_filter: {predicate.op!r} is for string columns; {predicate.column!r} is {type_}")
@@ -188,9 +192,9 @@ _TIMESTAMP_SCALES = {"s": (1_000_000, 1), "ms": (1_000, 1), "us": (1, 1), "ns": 
 
 
 def _argument_type(type_: pa.DataType) -> pa.DataType:
-    """The type a value compared with a column of ``type_`` is passed in: its own for
-    numbers, int64 for the days of a date and the units of a timestamp."""
-    return pa.float64() if pa.types.is_floating(type_) else type_ if pa.types.is_integer(type_) else pa.int64()
+    """The type a value compared with a (non-integer) column of ``type_`` is passed in:
+    float64 for floats, int64 for the days of a date and the units of a timestamp."""
+    return pa.float64() if pa.types.is_floating(type_) else pa.int64()
 
 
 def _column_value(port: str, type_: pa.DataType) -> str:

@@ -1,10 +1,11 @@
 """What the CSV SSDlets share: generating and compiling a program once, its ports' names,
 the options it follows, its prices, and the byte helpers generated bodies call.
 
-A program's body is Python source generated for one schema, filter or key set
-(:func:`compiled_function`; a filter's values are its arguments), compiled by Numba when first needed (or loaded, where an
-earlier process compiled it: :mod:`ndp_core.ssdlets.disk_cache`); :func:`compiled_once`
-keeps it for the process, so each caller gets a copy at its own device's prices.
+A program's body is Python source generated for one schema, filter shape or key set
+(:func:`compiled_function`; a filter's values are its arguments), compiled by Numba when
+first needed (or loaded, where an earlier process compiled it:
+:mod:`ndp_core.ssdlets.disk_cache`); :func:`compiled_once` keeps it for the process, so
+each caller gets a copy at its own device's prices.
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ class CsvProgram(SSDlet):
     arg_values: Mapping[str, Any] = {}
 
     def arg_words(self, values: Mapping[str, Any]) -> list[int]:
+        """The arguments' words: :attr:`arg_values`, with ``values`` given in their place."""
         return super().arg_words({**self.arg_values, **values})
 
     @property
@@ -173,16 +175,16 @@ def is_string(type_: pa.DataType) -> bool:
 def port_names(names: Sequence[str]) -> list[str]:
     """Each column's port: its name where that is a plain identifier, else ``column_<k>``.
 
-    >>> port_names(["a", "my col", "at_end", "csv_rows", "value_0"])
-    ['a', 'column_1', 'column_2', 'column_3', 'column_4']
+    >>> port_names(["a", "my col", "at_end", "csv_rows"])
+    ['a', 'column_1', 'column_2', 'column_3']
     """
-    # The programs' own fields, and the prefixes of the aggregate's and filter's outputs and arguments.
+    # The programs' own fields, and the prefixes of the aggregate's and filter's outputs.
     reserved = {"pages", "records", "carry", "headers_skipped", "started", "consumed", "at_end", "error_at",
                 "filter_tests", "values_kept", "aggregate_updates"}
     ports: list[str] = []
     for k, name in enumerate(names):
         plain = name.isidentifier() and not keyword.iskeyword(name) and \
-            not name.startswith(("_", "csv_", "kept_", "value_", "key_", "count_", "isum_", "fsum_", "min_", "max_"))
+            not name.startswith(("_", "csv_", "kept_", "key_", "count_", "isum_", "fsum_", "min_", "max_"))
         candidate = name if plain and name not in reserved else f"column_{k}"
         while candidate in ports or candidate in reserved:
             candidate += "_"
