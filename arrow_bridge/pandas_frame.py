@@ -957,15 +957,22 @@ class Thousands:
             ok = pc.or_(pc.match_substring_regex(values, integer), pc.match_substring_regex(values, floating))
             bad = values.filter(pc.invert(pc.fill_null(ok, True)))
             if not len(bad) and pa.types.is_floating(target):  # integers past uint64: floats asked, floats
-                return pc.cast(pc.cast(self._digits(values, True), pa.float64()), target)
+                return _as_float(self._digits(values, True), target)
             shown = bad[0].as_py() if len(bad) else values.drop_null()[0].as_py()
             raise ValueError(f"column {name!r}: cannot read {shown!r} as {target} with thousands={self.separator!r}")
         try:
             if pa.types.is_floating(target) and pa.types.is_integer(converted.type):  # floats asked: read as floats
-                return pc.cast(pc.cast(converted, pa.float64(), safe=False), target, safe=False)
+                return _as_float(converted, target)
             return pc.cast(converted, target)
         except (pa.ArrowInvalid, OverflowError) as exc:
             raise ValueError(f"column {name!r}: cannot safely convert {converted.type} to {target}: {exc}") from None
+
+
+def _as_float(numbers: pa.ChunkedArray, target: pa.DataType) -> pa.ChunkedArray:
+    """Integers, or their digits as text, as a float dtype: rounded to float64 as pandas' float
+    parser reads them, then to ``target`` as ``astype`` casts."""
+    import pyarrow.compute as pc
+    return pc.cast(pc.cast(numbers, pa.float64(), safe=False), target, safe=False)
 
 
 def _first_value(column: pa.ChunkedArray, null_values: Sequence[str]) -> Optional[str]:

@@ -409,14 +409,13 @@ def test_filter_arguments_of_every_column_type_compare_as_read_csv(ssd, tmp_path
     path = tmp_path / "types.csv"
     path.write_text("u,i,f,ms,ns\n9223372036854775808,-5,0.1,2000-01-01 00:00:00.001,2000-01-01 00:00:00.000000001\n"
                     "18446744073709551615,7,0.25,2000-01-02,2000-01-02\n1,100,-1.5,1999-12-31,1999-12-31\n")
-    program = csv_parser(path, dtype={"u": "uint64", "i": "int8", "f": "float32", "ms": "timestamp[ms]",
-                                      "ns": "timestamp[ns]"})
+    dtype = {"u": "uint64", "i": "int8", "f": "float32", "ms": "timestamp[ms]", "ns": "timestamp[ns]"}
+    program = csv_parser(path, dtype=dtype)
     moment = datetime.datetime(2000, 1, 1)
     for filters in ([("u", ">", 2**62 + 0.5)], [("i", "<", 1000)], [("i", ">", 6.5)], [("f", ">", 0.1)],
                     [("f", "!=", math.nan)], [("ms", ">", moment)], [("ns", ">", moment)], [("ns", "<=", moment)]):
         table = _run(ssd, path, program, ("host", "device"), 1, row_filter(filters, program.schema))
-        assert table.equals(arrow_bridge.read_csv(path, filters=filters, dtype={
-            "u": "uint64", "i": "int8", "f": "float32", "ms": "timestamp[ms]", "ns": "timestamp[ns]"})), filters
+        assert table.equals(arrow_bridge.read_csv(path, filters=filters, dtype=dtype)), filters
 
 
 def test_a_value_past_what_the_columns_unit_holds_is_refused():
