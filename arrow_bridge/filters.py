@@ -87,8 +87,12 @@ class Predicate:
         return cls(column, op, list(value) if op in _SET_TESTS else value)
 
     def expression(self) -> pc.Expression:
-        """The term as a ``pyarrow.compute.Expression`` (pyarrow's reading of the same DNF term)."""
-        return self._applied(pc.field(self.column), pc.Expression._call, pc.scalar)
+        """The term as a ``pyarrow.compute.Expression`` (pyarrow's reading of the same DNF term).
+
+        >>> print(Predicate("id", ">", 2**63).expression())
+        (id > 9223372036854775808)
+        """
+        return self._applied(pc.field(self.column), pc.Expression._call, lambda value: pc.scalar(_literal(value)))
 
     def mask(self, array: pa.Array) -> pa.Array:
         """The term on one column's values (null where the comparison is): the same
@@ -108,7 +112,7 @@ class Predicate:
             members = pa.array(integer_members(self.value, array.type), array.type)
             test = pc.call_function("is_in", [array], pc.SetLookupOptions(members))
             return test if self.op == "in" else pc.invert(test)
-        return self._applied(array, pc.call_function, pa.scalar)
+        return self._applied(array, pc.call_function, _literal)
 
     def _applied(self, operand: Any, call: Any, literal: Any) -> Any:
         """The term's compute functions on ``operand`` (a field or an array), through
@@ -116,7 +120,7 @@ class Predicate:
         if self.op in _COMPARISONS:
             return call(_COMPARISONS[self.op], [operand, literal(self.value)], None)
         if self.op in _SET_TESTS:
-            test = call("is_in", [operand], pc.SetLookupOptions(pa.array(self.value)))
+            test = call("is_in", [operand], pc.SetLookupOptions(_members(self.value)))
             return test if self.op == "in" else call("invert", [test], None)
         if self.op in _NULL_TESTS:
             return call("is_null" if self.op == "is null" else "is_valid", [operand], None)
@@ -154,6 +158,22 @@ def integer_test(op: str, value: Union[int, float], type_: pa.DataType) -> Union
         return True if k < info.min else False if k >= info.max else (">", k)
     k = floor if op == "<" and whole else floor + 1  # x < v <=> x < ceil(v); x <= v <=> x < floor(v) + 1
     return True if k > info.max else False if k <= info.min else ("<", k)
+
+
+def _literal(value: Any) -> pa.Scalar:
+    """``value`` as a pyarrow scalar; an int past int64 that uint64 holds is a uint64
+    (pyarrow's own inference stops at int64, so an id column's top half could not be named)."""
+    if isinstance(value, int) and not isinstance(value, bool) and _INT64_MAX < value <= _UINT64_MAX:
+        return pa.scalar(value, pa.uint64())
+    return pa.scalar(value)
+
+
+def _members(values: Sequence[Any]) -> pa.Array:
+    """A set's values as one pyarrow array; ints that only uint64 holds make it uint64 (:func:`_literal`)."""
+    past_int64 = _numbers(values) and any(v is not None and v > _INT64_MAX for v in values)
+    if past_int64 and all(v is None or isinstance(v, int) and 0 <= v <= _UINT64_MAX for v in values):
+        return pa.array(values, pa.uint64())
+    return pa.array(values)
 
 
 def _numbers(values: Sequence[Any]) -> bool:
@@ -370,7 +390,7 @@ def and_filters(first: Optional[Filters], second: list) -> Filters:
     return [a + b for a in groups for b in second]
 
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 _EXACT_FLOAT_INT = 1 << 53  # ints up to this magnitude convert to float64 exactly
 _EPOCH = datetime.date(1970, 1, 1)
 

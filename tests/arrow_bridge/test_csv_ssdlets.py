@@ -413,7 +413,8 @@ def test_filter_arguments_of_every_column_type_compare_as_read_csv(ssd, tmp_path
     program = csv_parser(path, dtype=dtype)
     moment = datetime.datetime(2000, 1, 1)
     for filters in ([("u", ">", 2**62 + 0.5)], [("i", "<", 1000)], [("i", ">", 6.5)], [("f", ">", 0.1)],
-                    [("f", "!=", math.nan)], [("ms", ">", moment)], [("ns", ">", moment)], [("ns", "<=", moment)]):
+                    [("f", "!=", math.nan)], [("ms", ">", moment)], [("ns", ">", moment)], [("ns", "<=", moment)],
+                    [[("u", ">=", 2**63)], [("u", "in", [2**64 - 1, 1])]]):
         table = _run(ssd, path, program, ("host", "device"), 1, row_filter(filters, program.schema))
         assert table.equals(arrow_bridge.read_csv(path, filters=filters, dtype=dtype)), filters
 

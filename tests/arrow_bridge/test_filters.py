@@ -152,6 +152,26 @@ def test_an_int_past_2_to_the_53_against_a_float_neither_raises_nor_depends_on_t
         assert got.to_pydict() == {"a": [0], "b": [9007199254740993]}, term
 
 
+@pytest.mark.parametrize("read", [{"block_size": None}, {"block_size": 64},
+                                  {"block_size": 64, "device": "modern-gen4", "split": "device"}], ids=str)
+def test_a_uint64_column_takes_values_past_int64(tmp_path, read):
+    """pyarrow infers no int past int64 from a Python value; a DNF value only uint64 holds is a uint64."""
+    path = tmp_path / "ids.csv"
+    path.write_bytes(b"id\n" + b"18446744073709551615\n9223372036854775808\n5\n\n" * 4)
+    dtype = {"id": "uint64"}
+    table = arrow_bridge.read_csv(path, dtype=dtype)
+    for filters, expression in [
+            ([("id", ">=", 2**63)], pc.field("id") >= pa.scalar(2**63, pa.uint64())),
+            ([("id", "==", 2**64 - 1)], pc.field("id") == pa.scalar(2**64 - 1, pa.uint64())),
+            ([("id", "in", [2**64 - 1, 5, None])], pc.field("id").isin(pa.array([2**64 - 1, 5, None], pa.uint64()))),
+            ([("id", "not in", [2**64 - 1])], ~pc.field("id").isin(pa.array([2**64 - 1], pa.uint64())))]:
+        got = arrow_bridge.read_csv(path, dtype=dtype, filters=filters, **read)
+        assert got.equals(table.filter(expression)), filters
+        assert 0 < got.num_rows < table.num_rows, filters
+    with pytest.raises(FilterError, match="pyarrow cannot take a value"):  # past uint64 too: pyarrow's own refusal
+        arrow_bridge.read_csv(path, dtype=dtype, filters=[("id", "in", [2**64 - 1, -1])], **read)
+
+
 def test_a_device_sends_only_the_kept_rows(tmp_path):
     from ndp_core.report import collect
 
