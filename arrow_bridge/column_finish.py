@@ -28,11 +28,10 @@ rest is one of those plus an exact step on the assembled column:
 that uses none of these options plans no finish, and ``finish_table`` then
 returns the Table as it is.
 
-Text read for a non-string type gets that type's null rules back here: with
-``strings_can_be_null`` the kernels already applied them; otherwise a value
-equal to a null spelling becomes null. (Only with ``strings_can_be_null=False``
-and ``quoted_strings_can_be_null=False`` together is a quoted null spelling
-then null where pyarrow would try to convert it.)
+Text read for a non-string type comes with that type's null rules applied:
+the kernels read it with ``strings_can_be_null`` on
+(:meth:`~arrow_bridge.read_plan.ColumnPlan.kernel_rules`), so a quoted null
+spelling is null as ``quoted_strings_can_be_null`` says.
 
 >>> import io, arrow_bridge, pyarrow as pa, pyarrow.csv as pacsv
 >>> co = pacsv.ConvertOptions(column_types={"p": pa.decimal128(7, 2), "d": pa.date64()})
@@ -106,7 +105,7 @@ def plan_column(requested: Optional[pa.DataType], present: bool, opts: CsvOption
         then = None
         if requested is not None and not _kernel_makes(requested, rules):
             kernel, convert = conversion_of(requested, opts, rules)
-            then = Converted(requested, convert, text_nulls=None)
+            then = Converted(requested, convert)
             requested = kernel
         elif requested is None:
             then = _inferred(opts, text_nulls=None)
@@ -114,7 +113,7 @@ def plan_column(requested: Optional[pa.DataType], present: bool, opts: CsvOption
     if _kernel_makes(requested, rules):
         return requested, None
     kernel, convert = conversion_of(requested, opts, rules)
-    return kernel, Converted(requested, convert, _text_nulls(opts) if _reads_text(requested, kernel) else None)
+    return kernel, Converted(requested, convert, reads_text=_reads_text(requested, kernel))
 
 
 def with_numeric_nulls(finish: Optional["ColumnFinish"], opts: CsvOptions, null_values: Optional[Sequence[str]],
@@ -166,16 +165,19 @@ def _kernel_makes(type_: pa.DataType, rules: ValueRules) -> bool:
 
 
 def _reads_text(target: pa.DataType, kernel: pa.DataType) -> bool:
-    """Whether a column of a non-text ``target`` type is read as text (its null rules are then applied here)."""
+    """Whether a column of a non-text ``target`` type is read as text (the kernels then apply
+    ``target``'s null rules: :meth:`~arrow_bridge.read_plan.ColumnPlan.kernel_rules`)."""
     value = target.value_type if pa.types.is_dictionary(target) else target
     return kernel in _TEXT_RUNGS and not (pa.types.is_string(value) or pa.types.is_large_string(value)
                                           or pa.types.is_binary(value) or pa.types.is_large_binary(value))
 
 
 def _text_nulls(opts: CsvOptions) -> Optional[tuple[str, ...]]:
-    """The spellings a column read as text for a non-string type must still turn into nulls
-    (None: the kernels did, as ``strings_can_be_null`` gives strings the same null rules)."""
-    return None if opts.strings_can_be_null else opts.null_values
+    """The spellings an inferred text column tried as timestamps must turn into nulls. None
+    where the kernels did (``strings_can_be_null``), or where a quoted one is no null
+    (``quoted_strings_can_be_null=False``): the text no longer says which were quoted, so
+    type settling reads such a column again (:func:`arrow_bridge.type_settling.settle_timestamps`)."""
+    return None if opts.strings_can_be_null or not opts.quoted_strings_can_be_null else opts.null_values
 
 
 def _inferred(opts: CsvOptions, text_nulls: Optional[tuple[str, ...]]) -> Optional["Inferred"]:
@@ -412,12 +414,12 @@ class Converted(ColumnFinish):
 
     type: pa.DataType
     convert: Convert
-    text_nulls: Optional[tuple[str, ...]]  # spellings still to turn into nulls (column read as text)
+    reads_text: bool = False  # the kernels read its text, with the type's null rules (ColumnPlan.kernel_rules)
 
     def apply(self, column: pa.ChunkedArray, plan: PlannedColumn) -> pa.ChunkedArray:
         import pyarrow.compute as pc
         value_type = self.type.value_type if pa.types.is_dictionary(self.type) else self.type
-        chunks = [self.convert(with_nulls(chunk, self.text_nulls), plan) for chunk in column.chunks]
+        chunks = [self.convert(chunk, plan) for chunk in column.chunks]
         values = pa.chunked_array(chunks, type=value_type)
         if not pa.types.is_dictionary(self.type):
             return values

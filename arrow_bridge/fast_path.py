@@ -104,7 +104,7 @@ class FastPlan:
 
     def __init__(self, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
                  dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({}),
-                 raw_text: frozenset[int] = frozenset(), inferred: frozenset[int] = frozenset()):
+                 string_nulls: Mapping[int, bool] = MappingProxyType({}), inferred: frozenset[int] = frozenset()):
         self.ncols = ncols
         self.rules = rules
         self.dialect = dialect
@@ -123,7 +123,7 @@ class FastPlan:
             self.counts[storage] += 1
             self.columns.append(column)
             self.kinds[index], self.slots[index] = column.kind, column.slot
-            nulls = rules.strings_can_be_null and index not in raw_text
+            nulls = string_nulls.get(index, rules.strings_can_be_null)
             self.params[index] = (int(spec.check_utf8), int(nulls), 0) if spec.kind == STRINGS else spec.params
 
     @property
@@ -137,11 +137,13 @@ class FastPlan:
     @classmethod
     def build(cls, ncols: int, columns: Sequence[tuple[int, pa.DataType]], rules: ValueRules,
               dialect: Dialect, bounds: Mapping[int, tuple[Any, Any]] = MappingProxyType({}),
-              raw_text: frozenset[int] = frozenset(), inferred: frozenset[int] = frozenset()) -> Optional["FastPlan"]:
+              string_nulls: Mapping[int, bool] = MappingProxyType({}), inferred: frozenset[int] = frozenset()
+              ) -> Optional["FastPlan"]:
         """The plan, or None where the fused kernel cannot answer exactly
         (an escape character, a type it does not produce, a column selected twice).
-        ``raw_text``: file columns whose text no null spelling makes null
-        (:attr:`arrow_bridge.read_plan.ColumnPlan.raw_text`).
+        ``string_nulls``: ``{file column: whether a null spelling makes its text null}``
+        where it is not ``rules.strings_can_be_null``
+        (:meth:`arrow_bridge.read_plan.ColumnPlan.kernel_rules`).
         ``bounds``: ``{file column: (low, high)}``, rows to keep
         (:meth:`arrow_bridge.filters.RowFilter.bounds`). ``inferred``: file columns
         whose type inference chose (:func:`~arrow_bridge.converters.conversion_spec`).
@@ -158,7 +160,7 @@ class FastPlan:
             return None
         if not all(_fusable(conversion_spec(t, rules), t) for _, t in columns):
             return None
-        return cls(ncols, columns, rules, dialect, bounds, raw_text, inferred)
+        return cls(ncols, columns, rules, dialect, bounds, string_nulls, inferred)
 
     def parse(self, buf: np.ndarray, row_capacity: int, counters: np.ndarray
               ) -> Optional[tuple[int, int, dict[int, pa.Array], int]]:
@@ -279,10 +281,11 @@ class FastPlanCache:
                 read = self.read
                 typed = [(c.index, c.type if c.type is not None else INFERENCE_LADDER[rungs[j]])
                          for j, c in enumerate(read.columns) if c.index >= 0]
-                raw_text = frozenset(c.index for c in read.columns if c.raw_text)
+                string_nulls = {c.index: c.kernel_rules(read.rules).strings_can_be_null
+                                for c in read.columns if c.index >= 0}
                 inferred = frozenset(c.index for c in read.columns if c.converted_as_inferred)
                 self._plans[rungs] = FastPlan.build(read.ncols, typed, read.rules, read.dialect,
-                                                    self._bounds(typed), raw_text, inferred)
+                                                    self._bounds(typed), string_nulls, inferred)
             return self._plans[rungs]
 
     def _bounds(self, typed: Sequence[tuple[int, pa.DataType]]) -> dict[int, tuple[Any, Any]]:

@@ -21,21 +21,25 @@ Invalid: <BytesIO>:4: column 'a': cannot convert '2.5' to int64, the type the fi
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from types import MappingProxyType
+from typing import Mapping, Sequence
 
 import pyarrow as pa
 
+from arrow_bridge.column_finish import plan_column
 from arrow_bridge.converters import converter_for
 from arrow_bridge.errors import CsvParseError, FirstBlockTypeError
 from arrow_bridge.executors.base import SpanResult
 from arrow_bridge.inference import INFERENCE_LADDER
-from arrow_bridge.read_plan import ReadPlan
+from arrow_bridge.read_plan import ColumnPlan, ReadPlan
 from arrow_bridge.span_errors import SpanErrors
 
 
-def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
+def fix_types(read: ReadPlan, rungs: Sequence[int], timestamps: Mapping[int, int] = MappingProxyType({})) -> ReadPlan:
     """``read`` with every column whose type was open made explicit: an inferred
-    column at its rung in ``rungs`` (a checked span's), a missing one as null.
+    column at its rung in ``rungs`` (a checked span's), a missing one as null;
+    one in ``timestamps`` (``{column: rung}``) as the timestamps that custom
+    parsers read from its text (:func:`~arrow_bridge.type_settling.timestamp_texts`).
 
     >>> import io
     >>> from arrow_bridge.options import CsvOptions
@@ -44,7 +48,7 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
     >>> [c.type for c in fix_types(read, [1, 11]).columns]
     [DataType(int64), DataType(string)]
     """
-    columns = [dataclasses.replace(
+    columns = [_parsed_timestamps(c, timestamps[j], read) if j in timestamps else dataclasses.replace(
         c, type=(INFERENCE_LADDER[rungs[j]] if c.index >= 0 else pa.null()) if c.type is None else c.type,
         first_block=c.inferred,  # converted as inference converts (pandas: a bool takes no 1 or 0)
         # its type, too, from the first block (unless each chunk takes its own: CsvReader.stream)
@@ -53,6 +57,13 @@ def fix_types(read: ReadPlan, rungs: Sequence[int]) -> ReadPlan:
         for j, c in enumerate(read.columns)]
     converters = [converter_for(c.type, c.kernel_rules(read.rules), inferring=c.converted_as_inferred) for c in columns]
     return dataclasses.replace(read, columns=columns, converters=converters)
+
+
+def _parsed_timestamps(column: ColumnPlan, rung: int, read: ReadPlan) -> ColumnPlan:
+    """An inferred column typed as the timestamps at ``rung`` that its custom parsers read:
+    its text, with a timestamp's null rules, parsed by them (a typed column's plan)."""
+    kernel, finish = plan_column(INFERENCE_LADDER[rung], True, read.opts, read.rules)
+    return dataclasses.replace(column, type=kernel, finish=finish, first_block=True)
 
 
 class FixedTypeErrors(SpanErrors):

@@ -18,7 +18,8 @@ from typing import Optional, Sequence
 
 import pyarrow as pa
 
-from arrow_bridge.column_finish import ColumnFinish, ColumnNulls, NumericNulls, plan_column, with_numeric_nulls
+from arrow_bridge.column_finish import (ColumnFinish, ColumnNulls, Converted, NumericNulls, plan_column,
+                                       with_numeric_nulls)
 from arrow_bridge.converters import Converter, ValueRules, converter_for
 from arrow_bridge.dialect import Dialect
 from arrow_bridge.errors import MissingColumnsError
@@ -91,15 +92,22 @@ class ColumnPlan:
         return isinstance(finish, ColumnNulls)
 
     def kernel_rules(self, rules: ValueRules) -> ValueRules:
-        """The value rules the kernels convert this column with (the read's ``rules``, or those
-        of its raw text).
+        """The value rules the kernels convert this column with: the read's ``rules``; for raw
+        text, no null spelling; for text read for another type (a decimal, a strptime
+        timestamp), that type's: a null spelling is null, a quoted one as
+        ``quoted_strings_can_be_null`` says, whatever ``strings_can_be_null`` says.
 
         >>> from arrow_bridge.options import CsvOptions
         >>> rules = ValueRules.from_options(CsvOptions(strings_can_be_null=True))
         >>> ColumnPlan("a", 0, pa.binary()).kernel_rules(rules) is rules
         True
         """
-        return dataclasses.replace(rules, strings_can_be_null=False) if self.raw_text else rules
+        finish = self.finish.then if isinstance(self.finish, NumericNulls) else self.finish
+        if self.raw_text:
+            return dataclasses.replace(rules, strings_can_be_null=False)
+        if isinstance(finish, Converted) and finish.reads_text and not rules.strings_can_be_null:
+            return dataclasses.replace(rules, strings_can_be_null=True)
+        return rules
 
 
 def plan_columns(names: Sequence[str], opts: CsvOptions, rules: Optional[ValueRules] = None) -> list[ColumnPlan]:

@@ -18,6 +18,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from arrow_bridge.column_finish import TIMESTAMP_RUNGS, Inferred, float_like_format, timestamp_array
 from arrow_bridge.converters import converter_for
@@ -91,43 +92,77 @@ def settle_types(results: Sequence[SpanResult], read: ReadPlan, host: HostExecut
                 empty_rows.fill(result, targets)
             else:
                 host.reconvert(result, targets)
-    for j in _float_like_timestamps(results, read):
-        _timestamps_before_floats(results, read, host, j, empty_rows)
+    settle_timestamps(results, read, host, empty_rows)
+
+
+def settle_timestamps(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor,
+                      empty_rows: Optional["EmptyLineRows"] = None) -> None:
+    """Inferred columns the kernels settled, all spans at one rung, that custom
+    ``timestamp_parsers`` read as timestamps where the Inferred finish could not
+    tell from the column alone (:func:`_timestamp_candidates`): at the first
+    timestamp rung whose parsers read every value of their text read again."""
+    for j, (rung, texts) in timestamp_texts(results, read, host, empty_rows).items():
+        parsers = read.columns[j].finish.parsers
+        for result, text in zip(results, texts):
+            result.columns[j], result.rungs[j] = timestamp_array(text, INFERENCE_LADDER[rung], parsers)[0], rung
+
+
+def timestamp_texts(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor,
+                    empty_rows: Optional["EmptyLineRows"] = None, first_block: bool = False
+                    ) -> dict[int, tuple[int, list[pa.Array]]]:
+    """``{column: (timestamp rung, its text per span)}`` of the columns :func:`settle_timestamps`
+    settles: the text read again from the spans with a timestamp's null rules. A stream's
+    ``first_block`` keeps it, and the rest of the stream reads the column so
+    (:mod:`~arrow_bridge.first_block`); there, with ``quoted_strings_can_be_null=False``,
+    every text column is a candidate: a later block may hold the null spellings."""
+    found = {}
+    for j in _timestamp_candidates(results, read, first_block):
+        texts = [_text_again(result, read, host, j, empty_rows) for result in results]
+        parsers = read.columns[j].finish.parsers
+        for rung in TIMESTAMP_RUNGS:
+            if all(timestamp_array(text, INFERENCE_LADDER[rung], parsers)[1] < 0 for text in texts):
+                found[j] = (rung, texts)
+                break
+    return found
 
 
 _FLOAT_RUNG = INFERENCE_LADDER.index(pa.float64())
+_STRING_RUNG = INFERENCE_LADDER.index(pa.string())
 
 
-def _float_like_timestamps(results: Sequence[SpanResult], read: ReadPlan) -> list[int]:
-    """Inferred columns read as float64 that a custom timestamp parser may read too
-    (``"%H.%M"`` reads ``10.30``): pyarrow tries timestamps first."""
+def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_text: bool = False) -> list[int]:
+    """Inferred columns with custom timestamp parsers that are:
+    float64 where a parser may read a float (``"%H.%M"`` reads ``10.30``: pyarrow
+    tries timestamps first); or, with ``quoted_strings_can_be_null=False`` (and
+    strings that cannot be null), text holding a null spelling (or ``every_text``):
+    for a timestamp it is null unquoted only, and the text no longer says which were quoted."""
     if not results:
         return []
-    return [j for j, c in enumerate(read.columns)
-            if c.inferred and isinstance(c.finish, Inferred) and results[0].rungs[j] == _FLOAT_RUNG
-            and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers)]
+    rules = read.rules
+    spellings = None if rules.strings_can_be_null or rules.quoted_nulls else pa.array(read.opts.null_values, pa.string())
+    found = []
+    for j, c in enumerate(read.columns):
+        if not (c.inferred and isinstance(c.finish, Inferred) and c.finish.parsers):
+            continue
+        rung = results[0].rungs[j]
+        if rung == _FLOAT_RUNG and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers):
+            found.append(j)
+        elif rung == _STRING_RUNG and spellings is not None and (every_text or any(
+                pc.any(pc.is_in(r.columns[j], value_set=spellings)).as_py() for r in results)):
+            found.append(j)
+    return found
 
 
-def _timestamps_before_floats(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor, j: int,
-                              empty_rows: Optional["EmptyLineRows"]) -> None:
-    """Column ``j`` of every span as the first timestamp rung whose parsers read all
-    its values (its text read again from the spans, with a timestamp's null rules,
-    its empty lines as rows where they are), or left as float64."""
+def _text_again(result: SpanResult, read: ReadPlan, host: HostExecutor, j: int,
+                empty_rows: Optional["EmptyLineRows"]) -> pa.Array:
+    """Column ``j`` of a span as text, read again from the span with a timestamp's null
+    rules (its empty lines as rows where they are)."""
     as_text = converter_for(pa.string(), dataclasses.replace(read.rules, strings_can_be_null=True))
-    texts = []
-    for result in results:
-        text = empty_rows.text_of(result) if empty_rows is not None else host.span_text(result.span, result.parsed)
-        tokens = host.tokenize(text, True, SpanResult(result.span))
-        assert tokens.nrows >= result.nrows, "a span read again has fewer rows than its result"
-        tokens.nrows = result.nrows  # a cut at nrows kept fewer
-        texts.append(as_text(tokens, read.columns[j].index)[0])
-    parsers = read.columns[j].finish.parsers
-    for rung in TIMESTAMP_RUNGS:
-        parsed = [timestamp_array(text, INFERENCE_LADDER[rung], parsers) for text in texts]
-        if all(bad_row < 0 for _, bad_row in parsed):
-            for result, (array, _) in zip(results, parsed):
-                result.columns[j], result.rungs[j] = array, rung
-            return
+    text = empty_rows.text_of(result) if empty_rows is not None else host.span_text(result.span, result.parsed)
+    tokens = host.tokenize(text, True, SpanResult(result.span))
+    assert tokens.nrows >= result.nrows, "a span read again has fewer rows than its result"
+    tokens.nrows = result.nrows  # a cut at nrows kept fewer
+    return as_text(tokens, read.columns[j].index)[0]
 
 
 class EmptyLineRows:
