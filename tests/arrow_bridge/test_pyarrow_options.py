@@ -559,6 +559,18 @@ def test_a_stream_types_its_timestamps_with_quoted_null_spellings_as_text(later)
     assert (their_err is None) == (b'"' not in later)
 
 
+@pytest.mark.parametrize("later", [b"", b"NA\n", b"24.00\n"], ids=["dates", "null", "no time"])
+def test_a_stream_reads_float_like_timestamps_as_pyarrow(later):
+    """``%H.%M`` reads the first block's floats: pyarrow's stream types the column as timestamps."""
+    data = b"a\n" + b"".join(b"%d.%02d\n" % (i % 24, i % 60) for i in range(2000)) + later
+    co = pacsv.ConvertOptions(timestamp_parsers=["%H.%M"])
+    theirs, their_err = outcome(lambda source: pacsv.open_csv(
+        source, convert_options=co, read_options=pacsv.ReadOptions(block_size=4096)).read_all(), data)
+    ours, our_err = outcome(lambda source: arrow_bridge.open_csv(source, convert_options=co, block_size=4096).read_all(),
+                            data)
+    _assert_same_outcome(ours, our_err, theirs, their_err)
+
+
 def _assert_same_outcome(ours: Optional[pa.Table], our_err: Optional[BaseException], theirs: Optional[pa.Table],
                          their_err: Optional[BaseException]) -> None:
     assert (our_err is None) == (their_err is None), (our_err, their_err)
