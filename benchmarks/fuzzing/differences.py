@@ -224,7 +224,7 @@ DOCUMENTED: list[Difference] = [
         "(and its column string, or a conversion error for other types) where the same input with a "
         "final line break gives null; we read it as the unquoted empty field it is (pyarrow's result with "
         "the line break). A pyarrow bug (26.0.1)",
-        "here (a pyarrow quirk; not yet in docs/reader.md)",
+        "docs/reader.md (quoted_strings_can_be_null); tests/arrow_bridge/test_pyarrow_options.py (divergence 4)",
         _quoted_flag_on_last_empty_field,
         b'a,b\n1,\n"x",',
         {"convert": "quoted_nulls"}),
