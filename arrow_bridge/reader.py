@@ -439,9 +439,9 @@ class CsvReader:
         if self.opts.semantics == "pandas":
             self._settle_first_block(result, inferred)
         timestamps = timestamp_texts([result], self.plan, self.host, self.types.empty_rows, first_block=True)
-        for j, (_, (text,)) in timestamps.items():  # the rest of the stream reads these columns as this text
-            result.columns[j] = text
-        self.plan = fix_types(self.plan, result.rungs, {j: rung for j, (rung, _) in timestamps.items()})
+        for j, settled in timestamps.items():  # the rest of the stream reads these columns as this text
+            result.columns[j] = settled.texts[0]
+        self.plan = fix_types(self.plan, result.rungs, {j: settled.rung for j, settled in timestamps.items()})
         for executor in self._executors:
             executor.close()
             executor.start(self.plan)

@@ -14,7 +14,7 @@ DataType(double)
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -101,18 +101,25 @@ def settle_timestamps(results: Sequence[SpanResult], read: ReadPlan, host: HostE
     ``timestamp_parsers`` read as timestamps where the Inferred finish could not
     tell from the column alone (:func:`_timestamp_candidates`): at the first
     timestamp rung whose parsers read every value of their text read again."""
-    for j, (rung, texts) in timestamp_texts(results, read, host, empty_rows).items():
-        parsers = read.columns[j].finish.parsers
-        for result, text in zip(results, texts):
-            result.columns[j], result.rungs[j] = timestamp_array(text, INFERENCE_LADDER[rung], parsers)[0], rung
+    for j, settled in timestamp_texts(results, read, host, empty_rows).items():
+        for result, array in zip(results, settled.timestamps):
+            result.columns[j], result.rungs[j] = array, settled.rung
+
+
+class SettledTimestamps(NamedTuple):
+    """A column custom parsers read as timestamps: its rung, and per span its text
+    (read again with a timestamp's null rules) and timestamps."""
+
+    rung: int
+    texts: list[pa.Array]
+    timestamps: list[pa.Array]
 
 
 def timestamp_texts(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor,
                     empty_rows: Optional["EmptyLineRows"] = None, first_block: bool = False
-                    ) -> dict[int, tuple[int, list[pa.Array]]]:
-    """``{column: (timestamp rung, its text per span)}`` of the columns :func:`settle_timestamps`
-    settles: the text read again from the spans with a timestamp's null rules. A stream's
-    ``first_block`` keeps it, and the rest of the stream reads the column so
+                    ) -> dict[int, SettledTimestamps]:
+    """The columns :func:`settle_timestamps` settles, by position. A stream's
+    ``first_block`` keeps their text, and the rest of the stream reads them so
     (:mod:`~arrow_bridge.first_block`); there, with ``quoted_strings_can_be_null=False``,
     every text column is a candidate: a later block may hold the null spellings."""
     found = {}
@@ -120,8 +127,9 @@ def timestamp_texts(results: Sequence[SpanResult], read: ReadPlan, host: HostExe
         texts = [_text_again(result, read, host, j, empty_rows) for result in results]
         parsers = read.columns[j].finish.parsers
         for rung in TIMESTAMP_RUNGS:
-            if all(timestamp_array(text, INFERENCE_LADDER[rung], parsers)[1] < 0 for text in texts):
-                found[j] = (rung, texts)
+            parsed = [timestamp_array(text, INFERENCE_LADDER[rung], parsers) for text in texts]
+            if all(bad_row < 0 for _, bad_row in parsed):
+                found[j] = SettledTimestamps(rung, texts, [array for array, _ in parsed])
                 break
     return found
 
