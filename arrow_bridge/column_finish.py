@@ -802,15 +802,22 @@ def timestamp_array(array: pa.Array, target: pa.TimestampType, parsers: Sequence
     """``(timestamps, first row no parser read)`` of text ``array``: each value
     takes the first parser in ``parsers`` (strptime formats, ``ISO8601``) that
     reads it with a zone offset exactly when ``target`` has a time zone
-    (pyarrow's rule); ``-1`` when every non-null value was read.
+    (pyarrow's rule); ``-1`` when every non-null value was read (else the
+    timestamps are not all there: where the first value is not read, none are).
 
     >>> timestamp_array(pa.array(["02/01/2020", None]), pa.timestamp("s"), ["%d/%m/%Y"])[0].to_pylist()
     [datetime.datetime(2020, 1, 2, 0, 0), None]
+    >>> timestamp_array(pa.array([None, "x", "02/01/2020"]), pa.timestamp("s"), ["%d/%m/%Y"])[1]
+    1
     """
     import pyarrow.compute as pc
     n = len(array)
     values = np.zeros(n, dtype=np.int64)
     pending = array.is_valid().to_numpy(zero_copy_only=False).copy() if n else np.zeros(0, dtype=bool)
+    first = int(np.argmax(pending)) if pending.any() else -1
+    # inference tries every text column at every timestamp rung: most fail at their first value
+    if first >= 0 and n > 1 and timestamp_array(array.slice(first, 1), target, parsers)[1] >= 0:
+        return pa.nulls(n, target), first
     zoned = target.tz is not None
     for parser in parsers:
         if not pending.any():

@@ -39,7 +39,7 @@ def fix_types(read: ReadPlan, rungs: Sequence[int], timestamps: Mapping[int, int
     """``read`` with every column whose type was open made explicit: an inferred
     column at its rung in ``rungs`` (a checked span's), a missing one as null;
     one in ``timestamps`` (``{column: rung}``) as the timestamps that custom
-    parsers read from its text (:func:`~arrow_bridge.type_settling.timestamp_texts`).
+    parsers read from its text (:func:`~arrow_bridge.type_settling.settled_timestamps`).
 
     >>> import io
     >>> from arrow_bridge.options import CsvOptions

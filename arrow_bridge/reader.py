@@ -52,7 +52,7 @@ from arrow_bridge.span_errors import SpanErrors
 from arrow_bridge.span_stages import run_span_stages
 from arrow_bridge.spans import NO_BYTES, Span, SpanCutter, recut
 from arrow_bridge.streaming import TextChunks
-from arrow_bridge.type_settling import TypeState, settle_types, timestamp_texts
+from arrow_bridge.type_settling import TypeState, settle_types, settled_timestamps
 from arrow_bridge.workers import parse_threads, release
 from ndp_core.interrupts import interrupts_at_checks
 from ndp_core.report import Report, record
@@ -438,7 +438,7 @@ class CsvReader:
         inferred = [j for j, column in enumerate(self.plan.columns) if column.inferred]
         if self.opts.semantics == "pandas":
             self._settle_first_block(result, inferred)
-        timestamps = timestamp_texts([result], self.plan, self.host, self.types.empty_rows, first_block=True)
+        timestamps = settled_timestamps([result], self.plan, self.host, self.types.empty_rows, first_block=True)
         for j, settled in timestamps.items():  # the rest of the stream reads these columns as this text
             result.columns[j] = settled.texts[0]
         self.plan = fix_types(self.plan, result.rungs, {j: settled.rung for j, settled in timestamps.items()})

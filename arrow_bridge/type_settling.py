@@ -14,14 +14,13 @@ DataType(double)
 from __future__ import annotations
 
 import dataclasses
-from typing import NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from arrow_bridge.column_finish import TIMESTAMP_RUNGS, Inferred, float_like_format, timestamp_array
-from arrow_bridge.converters import converter_for
+from arrow_bridge.column_finish import TIMESTAMP_RUNGS, Inferred, float_like_format, timestamp_array, with_nulls
+from arrow_bridge.converters import TokenizedSpan, converter_for
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.executors.host import HostExecutor
 from arrow_bridge.fast_path import FastPlanCache
@@ -101,7 +100,7 @@ def settle_timestamps(results: Sequence[SpanResult], read: ReadPlan, host: HostE
     ``timestamp_parsers`` read as timestamps where the Inferred finish could not
     tell from the column alone (:func:`_timestamp_candidates`): at the first
     timestamp rung whose parsers read every value of their text read again."""
-    for j, settled in timestamp_texts(results, read, host, empty_rows).items():
+    for j, settled in settled_timestamps(results, read, host, empty_rows).items():
         for result, array in zip(results, settled.timestamps):
             result.columns[j], result.rungs[j] = array, settled.rung
 
@@ -115,23 +114,42 @@ class SettledTimestamps(NamedTuple):
     timestamps: list[pa.Array]
 
 
-def timestamp_texts(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor,
-                    empty_rows: Optional["EmptyLineRows"] = None, first_block: bool = False
-                    ) -> dict[int, SettledTimestamps]:
+def settled_timestamps(results: Sequence[SpanResult], read: ReadPlan, host: HostExecutor,
+                       empty_rows: Optional["EmptyLineRows"] = None, first_block: bool = False
+                       ) -> dict[int, SettledTimestamps]:
     """The columns :func:`settle_timestamps` settles, by position. A stream's
     ``first_block`` keeps their text, and the rest of the stream reads them so
     (:mod:`~arrow_bridge.first_block`); there, with ``quoted_strings_can_be_null=False``,
-    every text column is a candidate: a later block may hold the null spellings."""
+    a text column is a candidate without a null spelling too: a later block may hold one."""
+    candidates = _timestamp_candidates(results, read, first_block)
+    if not candidates:
+        return {}
+    texts: dict[int, list[pa.Array]] = {j: [] for j in candidates}
+    as_text = converter_for(pa.string(), dataclasses.replace(read.rules, strings_can_be_null=True))
+    for result in results:  # each span tokenized once for all candidates
+        tokens = _tokens_again(result, host, empty_rows)
+        for j in candidates:
+            texts[j].append(as_text(tokens, read.columns[j].index)[0])
     found = {}
-    for j in _timestamp_candidates(results, read, first_block):
-        texts = [_text_again(result, read, host, j, empty_rows) for result in results]
-        parsers = read.columns[j].finish.parsers
-        for rung in TIMESTAMP_RUNGS:
-            parsed = [timestamp_array(text, INFERENCE_LADDER[rung], parsers) for text in texts]
-            if all(bad_row < 0 for _, bad_row in parsed):
-                found[j] = SettledTimestamps(rung, texts, [array for array, _ in parsed])
-                break
+    for j in candidates:
+        settled = _first_timestamp_rung(texts[j], read.columns[j].finish.parsers)
+        if settled is not None:
+            found[j] = settled
     return found
+
+
+def _first_timestamp_rung(texts: Sequence[pa.Array], parsers: Sequence[Any]) -> Optional[SettledTimestamps]:
+    """``texts`` (one column's, per span) at the first timestamp rung whose parsers read them all, or None."""
+    for rung in TIMESTAMP_RUNGS:
+        timestamps = []
+        for text in texts:
+            array, bad_row = timestamp_array(text, INFERENCE_LADDER[rung], parsers)
+            if bad_row >= 0:
+                break  # the rung fails: the other spans need not be parsed
+            timestamps.append(array)
+        else:
+            return SettledTimestamps(rung, list(texts), timestamps)
+    return None
 
 
 _FLOAT_RUNG = INFERENCE_LADDER.index(pa.float64())
@@ -142,12 +160,13 @@ def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_t
     """Inferred columns with custom timestamp parsers that are:
     float64 where a parser may read a float (``"%H.%M"`` reads ``10.30``: pyarrow
     tries timestamps first); or, with ``quoted_strings_can_be_null=False`` (and
-    strings that cannot be null), text holding a null spelling (or ``every_text``):
-    for a timestamp it is null unquoted only, and the text no longer says which were quoted."""
+    strings that cannot be null), text holding a null spelling (or ``every_text``)
+    whose other values the parsers read: for a timestamp a spelling is null unquoted
+    only, and the text no longer says which were quoted."""
     if not results:
         return []
     rules = read.rules
-    spellings = None if rules.strings_can_be_null or rules.quoted_nulls else pa.array(read.opts.null_values, pa.string())
+    spellings = None if rules.strings_can_be_null or rules.quoted_nulls else read.opts.null_values
     found = []
     for j, c in enumerate(read.columns):
         if not (c.inferred and isinstance(c.finish, Inferred) and c.finish.parsers):
@@ -155,22 +174,20 @@ def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_t
         rung = results[0].rungs[j]
         if rung == _FLOAT_RUNG and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers):
             found.append(j)
-        elif rung == _STRING_RUNG and spellings is not None and (every_text or any(
-                pc.any(pc.is_in(r.columns[j], value_set=spellings)).as_py() for r in results)):
-            found.append(j)
+        elif rung == _STRING_RUNG and spellings is not None:
+            texts = [with_nulls(r.columns[j], spellings) for r in results]
+            if (every_text or any(t.null_count for t in texts)) and _first_timestamp_rung(texts, c.finish.parsers):
+                found.append(j)
     return found
 
 
-def _text_again(result: SpanResult, read: ReadPlan, host: HostExecutor, j: int,
-                empty_rows: Optional["EmptyLineRows"]) -> pa.Array:
-    """Column ``j`` of a span as text, read again from the span with a timestamp's null
-    rules (its empty lines as rows where they are)."""
-    as_text = converter_for(pa.string(), dataclasses.replace(read.rules, strings_can_be_null=True))
+def _tokens_again(result: SpanResult, host: HostExecutor, empty_rows: Optional["EmptyLineRows"]) -> TokenizedSpan:
+    """A checked span tokenized again (its empty lines as rows where they are)."""
     text = empty_rows.text_of(result) if empty_rows is not None else host.span_text(result.span, result.parsed)
     tokens = host.tokenize(text, True, SpanResult(result.span))
     assert tokens.nrows >= result.nrows, "a span read again has fewer rows than its result"
     tokens.nrows = result.nrows  # a cut at nrows kept fewer
-    return as_text(tokens, read.columns[j].index)[0]
+    return tokens
 
 
 class EmptyLineRows:
