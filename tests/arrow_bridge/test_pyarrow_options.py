@@ -25,6 +25,9 @@ Documented divergences, each encoded in a test of its own (see docs/reader.md):
 4. ``quoted_strings_can_be_null=False``: an empty last field of a file without a
    final line break is quoted to pyarrow when the field before it was (its bug);
    we read it as if the line break were there.
+5. ``ignore_empty_lines=False`` on a one-column file: its empty rows are quoted
+   empty values, so with ``quoted_strings_can_be_null=False`` they are ``""``,
+   not null (pyarrow: null), and a decimal column refuses them.
 """
 from __future__ import annotations
 
@@ -659,15 +662,31 @@ def test_skip_rows_after_names_past_an_unterminated_end(data):
 
 
 @pytest.mark.parametrize("data", [b'a,b\n1,2\n"1",', b'a,b\n"1",'])
-def test_an_empty_last_field_after_a_quoted_one_is_unquoted(data):
+@pytest.mark.parametrize("column_types", [{}, {"b": pa.int64()}], ids=["inferred", "int64"])
+def test_an_empty_last_field_after_a_quoted_one_is_unquoted(data, column_types):
     """Divergence 4: pyarrow carries the quote of the field before to an empty last field
-    that no line break ends (b is text ``['2', '']`` for the first file)."""
-    co = pacsv.ConvertOptions(quoted_strings_can_be_null=False)
-    theirs = pacsv.read_csv(io.BytesIO(data), convert_options=co)
-    assert theirs.column("b").type == pa.string() and theirs.column("b")[-1].as_py() == ""
+    that no line break ends (b is text ``['2', '']`` for the first file; as int64, an error)."""
+    co = pacsv.ConvertOptions(quoted_strings_can_be_null=False, column_types=column_types)
+    theirs, their_err = outcome(pacsv.read_csv, data, convert_options=co)
+    assert isinstance(their_err, pa.ArrowInvalid) if column_types else theirs.column("b")[-1].as_py() == ""
     assert_same(data + b"\n", convert_options=co)
     ours = arrow_bridge.read_csv(io.BytesIO(data), convert_options=co)
     assert ours.equals(pacsv.read_csv(io.BytesIO(data + b"\n"), convert_options=co))
+
+
+@pytest.mark.parametrize("column_types, ours", [({}, ["1.5", "", "2.5"]), ({"a": pa.decimal128(5, 1)}, pa.ArrowInvalid)],
+                         ids=["inferred", "decimal"])
+def test_a_one_column_files_empty_rows_are_quoted_empty_values(column_types, ours):
+    """Divergence 5: a lone column's empty line is a quoted empty value to the kernels."""
+    data = b"a\n1.5\n\n2.5\n"
+    options = dict(parse_options=pacsv.ParseOptions(ignore_empty_lines=False),
+                   convert_options=pacsv.ConvertOptions(column_types=column_types, quoted_strings_can_be_null=False))
+    assert pacsv.read_csv(io.BytesIO(data), **options).column("a")[1].as_py() is None
+    if isinstance(ours, list):
+        assert arrow_bridge.read_csv(io.BytesIO(data), **options).column("a").to_pylist() == ours
+    else:
+        with pytest.raises(ours):
+            arrow_bridge.read_csv(io.BytesIO(data), **options)
 
 
 def test_block_size_smaller_than_a_row():
