@@ -329,7 +329,7 @@ def empty_line_offsets(buf: np.ndarray, dialect: Dialect) -> np.ndarray:
 def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: Dialect) -> np.ndarray:
     """``buf`` with each empty line at ``offsets`` made a record of ``ncols`` empty
     fields: ``ncols - 1`` delimiters, or for a lone column an empty quoted field
-    (``""``: the same empty value, unless ``quoted_strings_can_be_null=False``).
+    (``""``, which the tokens then make unquoted: ``type_settling.EmptyLineRows.tokenized``).
 
     >>> from arrow_bridge.options import CsvOptions
     >>> bytes(with_empty_rows(np.frombuffer(b"1,2\\n\\n", np.uint8), np.array([4]), 3, Dialect.from_options(CsvOptions())))

@@ -183,8 +183,8 @@ def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_t
 
 def _tokens_again(result: SpanResult, host: HostExecutor, empty_rows: Optional["EmptyLineRows"]) -> TokenizedSpan:
     """A checked span tokenized again (its empty lines as rows where they are)."""
-    text = empty_rows.text_of(result) if empty_rows is not None else host.span_text(result.span, result.parsed)
-    tokens = host.tokenize(text, True, SpanResult(result.span))
+    tokens = empty_rows.tokens_of(result) if empty_rows is not None else \
+        host.tokenize(host.span_text(result.span, result.parsed), True, SpanResult(result.span))
     assert tokens.nrows >= result.nrows, "a span read again has fewer rows than its result"
     tokens.nrows = result.nrows  # a cut at nrows kept fewer
     return tokens
@@ -215,7 +215,7 @@ class EmptyLineRows:
                 self.host.reconvert(result, targets)
             return
         filled = with_empty_rows(text, offsets, self.read.ncols, self.read.dialect)
-        tokens = self.host.tokenize(filled, True, SpanResult(result.span))
+        tokens = self.tokenized(filled, offsets, result)
         starts = list(targets) if targets is not None else [0] * len(self.read.columns)
         self.host.convert_columns(tokens, result, starts)
         result.nrows = tokens.nrows
@@ -223,11 +223,25 @@ class EmptyLineRows:
             row, j, offset = result.bad_value
             result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(filled) - len(text)))
 
-    def text_of(self, result: SpanResult) -> np.ndarray:
-        """The text of ``result``'s span (filled: see :meth:`fill`) as its rows are, empty lines written out."""
+    def tokens_of(self, result: SpanResult) -> TokenizedSpan:
+        """``result``'s span (filled: see :meth:`fill`) tokenized again as its rows are, empty lines as rows."""
         text = self._text(result)
         offsets = empty_line_offsets(text, self.read.dialect)
-        return with_empty_rows(text, offsets, self.read.ncols, self.read.dialect) if len(offsets) else text
+        if not len(offsets):
+            return self.host.tokenize(text, True, SpanResult(result.span))
+        return self.tokenized(with_empty_rows(text, offsets, self.read.ncols, self.read.dialect), offsets, result)
+
+    def tokenized(self, filled: np.ndarray, empty_lines: np.ndarray, result: SpanResult) -> TokenizedSpan:
+        """``filled`` (a span's text, its ``empty_lines`` written out) tokenized. A lone
+        column's empty line was written as ``""``: it is made the empty, unquoted field
+        it stands for, so that ``quoted_strings_can_be_null=False`` leaves it null."""
+        tokens = self.host.tokenize(filled, True, SpanResult(result.span))
+        if self.read.ncols == 1:
+            written = empty_lines + 2 * np.arange(len(empty_lines))  # where each "" starts in filled
+            rows = np.nonzero(np.isin(tokens.row_starts[:tokens.nrows], written))[0]
+            tokens.ends[rows] = tokens.row_starts[rows]
+            tokens.flags[rows] = 0
+        return tokens
 
     def _text(self, result: SpanResult) -> np.ndarray:
         span = result.span

@@ -25,9 +25,6 @@ Documented divergences, each encoded in a test of its own (see docs/reader.md):
 4. ``quoted_strings_can_be_null=False``: an empty last field of a file without a
    final line break is quoted to pyarrow when the field before it was (its bug);
    we read it as if the line break were there.
-5. ``ignore_empty_lines=False`` on a one-column file: its empty rows are quoted
-   empty values, so with ``quoted_strings_can_be_null=False`` they are ``""``,
-   not null (pyarrow: null), and a decimal column refuses them.
 """
 from __future__ import annotations
 
@@ -219,6 +216,24 @@ def test_ignore_empty_lines_false(data, block_size):
         return
     ours = arrow_bridge.read_csv(io.BytesIO(data), parse_options=parse, block_size=block_size)
     assert_equal_tables(ours, theirs)
+
+
+@pytest.mark.parametrize("data", [b"a\n1.5\n\n2.5\n", b'a\n"x"\n\n""\n', b"a\n2020/01/02\n\n", b"a\n\n\n"],
+                         ids=range(4))
+@pytest.mark.parametrize("column_types", [{}, {"a": pa.decimal128(5, 1)}, {"a": pa.string()}], ids=str)
+@pytest.mark.parametrize("nulls", [dict(quoted_strings_can_be_null=False),
+                                   dict(quoted_strings_can_be_null=False, strings_can_be_null=True)], ids=str)
+def test_a_lone_columns_empty_line_is_an_unquoted_empty_field(data, column_types, nulls):
+    """The tokenizer gets it as ``""``; it must still be unquoted for the null rules."""
+    options = dict(parse_options=pacsv.ParseOptions(ignore_empty_lines=False),
+                   convert_options=pacsv.ConvertOptions(column_types=column_types, timestamp_parsers=["%Y/%m/%d"],
+                                                        **nulls))
+    assert_same(data, **options)
+    for block_size in (4, 16):
+        theirs, their_err = outcome(pacsv.read_csv, data, **options)
+        ours, our_err = outcome(lambda source, **kw: arrow_bridge.read_csv(source, block_size=block_size, **kw),
+                                data, **options)
+        _assert_same_outcome(ours, our_err, theirs, their_err)
 
 
 def test_ignore_empty_lines_false_locates_a_bad_value_in_the_file():
@@ -672,21 +687,6 @@ def test_an_empty_last_field_after_a_quoted_one_is_unquoted(data, column_types):
     assert_same(data + b"\n", convert_options=co)
     ours = arrow_bridge.read_csv(io.BytesIO(data), convert_options=co)
     assert ours.equals(pacsv.read_csv(io.BytesIO(data + b"\n"), convert_options=co))
-
-
-@pytest.mark.parametrize("column_types, ours", [({}, ["1.5", "", "2.5"]), ({"a": pa.decimal128(5, 1)}, pa.ArrowInvalid)],
-                         ids=["inferred", "decimal"])
-def test_a_one_column_files_empty_rows_are_quoted_empty_values(column_types, ours):
-    """Divergence 5: a lone column's empty line is a quoted empty value to the kernels."""
-    data = b"a\n1.5\n\n2.5\n"
-    options = dict(parse_options=pacsv.ParseOptions(ignore_empty_lines=False),
-                   convert_options=pacsv.ConvertOptions(column_types=column_types, quoted_strings_can_be_null=False))
-    assert pacsv.read_csv(io.BytesIO(data), **options).column("a")[1].as_py() is None
-    if isinstance(ours, list):
-        assert arrow_bridge.read_csv(io.BytesIO(data), **options).column("a").to_pylist() == ours
-    else:
-        with pytest.raises(ours):
-            arrow_bridge.read_csv(io.BytesIO(data), **options)
 
 
 def test_block_size_smaller_than_a_row():
