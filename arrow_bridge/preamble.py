@@ -22,7 +22,7 @@ from arrow_bridge.errors import CsvParseError, EmptyCsvError, MissingColumnsErro
 from arrow_bridge.jit import njit
 from arrow_bridge.kernels.status import NEEDS_MORE, OUT_OF_SPACE, UNTERMINATED_QUOTE
 from arrow_bridge.kernels.fields import field_value
-from arrow_bridge.kernels.tokenizer import NO_CHAR, count_line_breaks, split_record
+from arrow_bridge.kernels.tokenizer import count_line_breaks, split_record
 from arrow_bridge.options import CsvOptions
 from arrow_bridge.source import ByteSource
 from arrow_bridge.spans import concat
@@ -328,19 +328,21 @@ def empty_line_offsets(buf: np.ndarray, dialect: Dialect) -> np.ndarray:
 
 def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: Dialect) -> np.ndarray:
     """``buf`` with each empty line at ``offsets`` made a record of ``ncols`` empty
-    fields: ``ncols - 1`` delimiters, or for a lone column an empty quoted field
-    (``""``, which the tokens then make unquoted: ``type_settling.EmptyLineRows.tokenized``).
+    fields: ``ncols - 1`` delimiters. A lone column's empty field would leave the line
+    empty, so it gets one byte no dialect reads specially, which the tokens then make
+    the empty field it stands for (``type_settling.EmptyLineRows.tokenized``).
 
     >>> from arrow_bridge.options import CsvOptions
     >>> bytes(with_empty_rows(np.frombuffer(b"1,2\\n\\n", np.uint8), np.array([4]), 3, Dialect.from_options(CsvOptions())))
     b'1,2\\n,,\\n'
+    >>> bytes(with_empty_rows(np.frombuffer(b"1\\n\\n", np.uint8), np.array([2]), 1, Dialect.from_options(CsvOptions())))
+    b'1\\nx\\n'
     """
     if ncols > 1:
         filler = np.full(ncols - 1, dialect.delimiter, dtype=np.uint8)
     else:
-        if dialect.quote == NO_CHAR:
-            raise NotImplementedError("ignore_empty_lines=False with one column needs a quote_char")
-        filler = np.full(2, dialect.quote, dtype=np.uint8)
+        filler = np.array([next(b for b in b"x_0" if b not in (dialect.delimiter, dialect.quote, dialect.escape))],
+                          dtype=np.uint8)
     return np.insert(buf, np.repeat(offsets, len(filler)), np.tile(filler, len(offsets)))
 
 

@@ -233,11 +233,10 @@ class EmptyLineRows:
 
     def tokenized(self, filled: np.ndarray, empty_lines: np.ndarray, result: SpanResult) -> TokenizedSpan:
         """``filled`` (a span's text, its ``empty_lines`` written out) tokenized. A lone
-        column's empty line was written as ``""``: it is made the empty, unquoted field
-        it stands for, so that ``quoted_strings_can_be_null=False`` leaves it null."""
+        column's empty line was written as a byte: it is made the empty field it stands for."""
         tokens = self.host.tokenize(filled, True, SpanResult(result.span))
         if self.read.ncols == 1:
-            written = empty_lines + 2 * np.arange(len(empty_lines))  # where each "" starts in filled
+            written = empty_lines + np.arange(len(empty_lines))  # where each filler byte is in filled
             rows = np.nonzero(np.isin(tokens.row_starts[:tokens.nrows], written))[0]
             tokens.ends[rows] = tokens.row_starts[rows]
             tokens.flags[rows] = 0

@@ -223,9 +223,11 @@ def test_ignore_empty_lines_false(data, block_size):
 @pytest.mark.parametrize("column_types", [{}, {"a": pa.decimal128(5, 1)}, {"a": pa.string()}], ids=str)
 @pytest.mark.parametrize("nulls", [dict(quoted_strings_can_be_null=False),
                                    dict(quoted_strings_can_be_null=False, strings_can_be_null=True)], ids=str)
-def test_a_lone_columns_empty_line_is_an_unquoted_empty_field(data, column_types, nulls):
-    """The tokenizer gets it as ``""``; it must still be unquoted for the null rules."""
-    options = dict(parse_options=pacsv.ParseOptions(ignore_empty_lines=False),
+@pytest.mark.parametrize("parse", [dict(), dict(quote_char=False), dict(delimiter="x", escape_char="_")], ids=str)
+def test_a_lone_columns_empty_line_is_an_unquoted_empty_field(data, column_types, nulls, parse):
+    """The tokenizer gets it as a byte no dialect reads specially, made an empty unquoted
+    field for the null rules; no quote character is needed."""
+    options = dict(parse_options=pacsv.ParseOptions(ignore_empty_lines=False, **parse),
                    convert_options=pacsv.ConvertOptions(column_types=column_types, timestamp_parsers=["%Y/%m/%d"],
                                                         **nulls))
     assert_same(data, **options)
