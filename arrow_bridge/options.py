@@ -40,6 +40,8 @@ PANDAS_NULL_VALUES = (*DEFAULT_NULL_VALUES, "<NA>", "None")
 #: How values read when no type is given: as ``pyarrow.csv`` reads them, or as ``pandas.read_csv`` does.
 SEMANTICS = ("pyarrow", "pandas")
 DEFAULT_BLOCK_SIZE = 2 << 20
+#: pyarrow's: without a block_size, its stream's first block, whose rows give the types, is this long.
+PYARROW_BLOCK_SIZE = 1 << 20
 MAX_BLOCK_SIZE = 1 << 30
 ON_BAD_LINES = ("error", "skip", "warn")
 

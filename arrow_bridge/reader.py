@@ -44,7 +44,7 @@ from arrow_bridge.executors.device_buffers import object_bytes
 from arrow_bridge.first_block import FixedTypeErrors, fix_types
 from arrow_bridge.inference import INFERENCE_LADDER
 from arrow_bridge.kernels.status import NEEDS_MORE, OK
-from arrow_bridge.options import CsvOptions
+from arrow_bridge.options import PYARROW_BLOCK_SIZE, CsvOptions
 from arrow_bridge.preamble import Preamble, read_preamble
 from arrow_bridge.read_plan import ColumnPlan, ReadPlan, plan_columns
 from arrow_bridge.source import ByteSource, RangeSource
@@ -170,7 +170,7 @@ class CsvReader:
         >>> data = b"x\\n" + b"".join(b"%d\\n" % i for i in range(10))
         >>> stream = CsvReader(open_source(io.BytesIO(data)), CsvOptions(block_size=8)).stream()
         >>> [item.num_rows if isinstance(item, pa.RecordBatch) else str(item) for item in stream]
-        ['x: int64', 7, 3]
+        ['x: int64', 3, 4, 3]
         """
         if self.offload:
             raise NotImplementedError(
@@ -285,12 +285,14 @@ class CsvReader:
         """
         opts, source = self.opts, self.source
         # A small first span (the preamble's read-ahead) for whole reads on the host; a stream infers
-        # its types from a whole first block (pyarrow's rule), and devices number tasks by block.
+        # its types from pyarrow's first block (the file's first block_size bytes, its rule), and
+        # devices number tasks by block.
         whole = not first_block and not self.offload
         span_bytes = self._span_bytes(whole, pre)
         spans = SpanCutter(source, span_bytes, pre.prefix, pre.data_offset, pre.eof,
                            left_unread=self._leaves_unread if self.offload else self._host_reads(whole),
-                           prefix_span=whole, pooled_unread=not self.offload)
+                           prefix_span=whole, pooled_unread=not self.offload,
+                           first_block_end=(opts.block_size or PYARROW_BLOCK_SIZE) if first_block else None)
         cutter = iter(spans)
         held_back: list[Span] = []  # a span cut but not handed out: the budget had no room for it yet
         budget = self.budget = MemoryBudget(self.memory_limit, source.name)

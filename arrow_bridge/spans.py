@@ -89,7 +89,9 @@ class SpanCutter:
     ``prefix`` (bytes already read) at file offset ``offset``.
 
     ``prefix_span=True`` makes the prefix (cut at its last line break) the
-    first span by itself, however short.
+    first span by itself, however short. ``first_block_end`` (a stream's) makes
+    the first span the source's bytes up to that offset, cut at their last line
+    break: pyarrow's first block, whose rows its stream infers the types from.
 
     ``left_unread(offset)`` says whether the span starting at ``offset`` will
     be read where it is parsed (by a device from the file, or by the host
@@ -106,9 +108,10 @@ class SpanCutter:
 
     def __init__(self, source: ByteSource, block_size: int, prefix: np.ndarray, offset: int, eof: bool,
                  left_unread: Callable[[int], bool] | None = None, prefix_span: bool = False,
-                 pooled_unread: bool = False):
+                 pooled_unread: bool = False, first_block_end: int | None = None):
         self._source = source
         self._prefix_span = prefix_span
+        self._first_block_end = first_block_end
         self._block_size = block_size
         self._carry = prefix
         self._offset = offset
@@ -154,6 +157,10 @@ class SpanCutter:
             if cut > 0:
                 buf, self._carry = self._carry[:cut], self._carry[cut:]
                 return self._emit(buf, at_eof=False)
+        if self._first_block_end is not None and self._count == 0:
+            span = self._first_block()
+            if span is not None:
+                return span
         if self._left_unread is not None and not self._eof and self._left_unread(self._offset):
             span = self._next_unread()
             if span is not None:
@@ -181,6 +188,32 @@ class SpanCutter:
             scan_from = len(buf) - 1
         self._carry = buf[:0]
         return self._emit(buf, at_eof=True, block=block)
+
+    def _first_block(self) -> Span | None:
+        """The first span up to ``first_block_end``, cut at its last line break; None
+        (nothing consumed) where no line break lies before it: cut as any span then."""
+        room = self._first_block_end - self._offset
+        if room <= 0:
+            return None
+        buf, block = self._carry, None
+        if len(buf) < room and not self._eof:
+            block = self._block(room)
+            block[: len(buf)] = buf
+            n = self._read(block[len(buf): room])
+            self._eof = n < room - len(buf)
+            buf = self._carry = block[: len(buf) + n]
+        if self._eof and len(buf) <= room:
+            self._carry = buf[:0]
+            return self._emit(buf, at_eof=True, block=block)
+        cut = last_line_break_end(buf, 0, min(room, len(buf)))
+        if cut > 0 and buf[cut - 1] == 13:  # a CR: its LF, if one follows, ends the record too
+            if cut == len(buf):
+                return None  # the next byte is not read yet
+            cut += int(buf[cut] == 10)
+        if cut <= 0:
+            return None
+        self._carry = buf[cut:]
+        return self._emit(buf[:cut], at_eof=False, block=block)
 
     def _grown(self, block: np.ndarray | None, buf: np.ndarray, size: int) -> np.ndarray:
         """A block of at least ``size`` bytes starting with ``buf`` (which lies

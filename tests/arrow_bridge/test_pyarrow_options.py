@@ -255,8 +255,13 @@ def test_ignore_empty_lines_false_in_a_stream():
     assert ours.equals(pacsv.read_csv(io.BytesIO(data), parse_options=parse))
 
 
+# A stream's types come from its first block (pyarrow's rule): of 8 bytes, it would hold only an
+# empty line here, a row of nulls, and the next block's values would not fit (pyarrow raises too).
+_SMALL_BLOCK = 16
+
+
 @pytest.mark.parametrize("nrows", [0, 1, 2, 3, 5, 9])
-@pytest.mark.parametrize("block_size", [8, 1 << 20])
+@pytest.mark.parametrize("block_size", [_SMALL_BLOCK, 1 << 20])
 def test_nrows_counts_empty_lines_as_rows_when_they_are_rows(nrows, block_size):
     """With skip_blank_lines=False an empty line is one of the nrows rows, in a stream
     as in a whole read (a stream once cut at nrows records, then added the empty lines)."""
@@ -272,7 +277,7 @@ def test_nrows_counts_empty_lines_as_rows_when_they_are_rows(nrows, block_size):
 
 @pytest.mark.parametrize("data", [b"a,b\n1,2\n\n\n1,2,3\n", b"a,b\n\n\n\n1,2,3\n", b'a,b\n\n1,2\n"x\n'])
 @pytest.mark.parametrize("nrows", [1, 2, 3, 4])
-@pytest.mark.parametrize("block_size", [8, 1 << 20])
+@pytest.mark.parametrize("block_size", [_SMALL_BLOCK, 1 << 20])
 def test_nrows_of_empty_lines_before_bad_input_are_read_without_its_error(data, nrows, block_size):
     """Empty lines are rows: as many before a bad record as nrows asks for, and the
     bad record is never reached, as in pandas."""
@@ -632,6 +637,31 @@ def test_stream_takes_the_options(options):
     theirs = pacsv.open_csv(io.BytesIO(data), convert_options=co, read_options=pacsv.ReadOptions(block_size=1 << 12))
     assert ours.schema == theirs.schema
     assert ours.read_all().combine_chunks().equals(theirs.read_all().combine_chunks())
+
+
+_NUMBERS = b"a,b\n" + b"".join(b"%d,%d\n" % (i, 7 * i) for i in range(150_000))  # 1.9 MB
+
+
+@pytest.mark.parametrize("data, block_size", [
+    (_NUMBERS, None), (_NUMBERS[:400_000], 4096), (_NUMBERS[:400_000].replace(b"\n", b"\r\n"), 4096),
+    (b"\xef\xbb\xbfskipped\n" + _NUMBERS, 1 << 16), (b"a\nx\ny\nz\nw\n", 6), (b"a\n1\n2\n3.5\n", 6),
+], ids=["default", "4 KiB", "CRLF", "BOM and a skipped row", "dictionary", "int then float"])
+def test_a_streams_first_batch_is_pyarrows_first_block(data, block_size):
+    """The types come from the same rows as pyarrow's: the file's first block_size bytes."""
+    skip = int(data.startswith(b"\xef"))
+    read_options = pacsv.ReadOptions(skip_rows=skip, **({"block_size": block_size} if block_size else {}))
+    co = pacsv.ConvertOptions(auto_dict_encode=True, auto_dict_max_cardinality=1)
+    theirs, their_err = outcome(lambda source: pacsv.open_csv(source, read_options=read_options, convert_options=co),
+                                data)
+    ours, our_err = outcome(lambda source: arrow_bridge.open_csv(source, read_options=read_options,
+                                                                 convert_options=co), data)
+    assert our_err is None and their_err is None, (our_err, their_err)
+    assert ours.schema == theirs.schema and ours.read_next_batch().num_rows == theirs.read_next_batch().num_rows
+    theirs, their_err = outcome(lambda source: pacsv.open_csv(source, read_options=read_options, convert_options=co)
+                                .read_all(), data)
+    ours, our_err = outcome(lambda source: arrow_bridge.open_csv(source, read_options=read_options,
+                                                                 convert_options=co).read_all(), data)
+    _assert_same_outcome(ours and ours.combine_chunks(), our_err, theirs and theirs.combine_chunks(), their_err)
 
 
 def test_stream_later_value_that_breaks_the_first_blocks_type_raises():

@@ -122,3 +122,22 @@ def test_pooled_unread_spans_are_read_into_recycled_blocks(write_file):
             cutter.recycle(span)
         assert b"".join(texts) == path.read_bytes()
         assert 0 < len(blocks) <= 2  # each span read into a block handed back by the one before
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.sampled_from([b"a", b"bb,1", b"", b"cccc"]), max_size=30),
+       ends=st.sampled_from([b"\n", b"\r\n", b"\r"]), prefix=st.integers(0, 6), first_block=st.integers(1, 40))
+def test_a_streams_first_span_ends_at_the_last_line_break_of_its_first_block(lines, ends, prefix, first_block):
+    """pyarrow's first block: the source's bytes up to ``first_block_end``, cut at their last
+    line break (a CRLF whole), or as any span where none lies there; all spans join to the text."""
+    data = b"".join(line + ends for line in lines)
+    head, rest = np.frombuffer(data[:prefix], np.uint8), data[prefix:]
+    with open_source(rest) as source:
+        cutter = SpanCutter(source, 8, head, 0, not rest, first_block_end=first_block)
+        cut = [span.buf.tobytes() for span in cutter]
+    assert b"".join(cut) == data
+    window = data[:first_block]
+    last = max(window.rfind(b"\n"), window.rfind(b"\r"))
+    if last >= 0 and not (data[last:last + 1] == b"\r" and last + 1 == len(window) < len(data)):
+        last += 2 if data[last:last + 2] == b"\r\n" else 1
+        assert cut[0] == data[:last] or len(data) <= first_block
