@@ -45,9 +45,10 @@ _NULL_TESTS = ("is null", "is not null")
 OPERATORS = (*_COMPARISONS, *_SET_TESTS, *_NULL_TESTS, *_STRING_TESTS)
 
 
-class FilterError(ValueError):
+class FilterError(pa.ArrowInvalid):
     """A filter that cannot be applied: a malformed DNF term, an unknown column, a
-    value the column cannot be compared with."""
+    value the column cannot be compared with. A ``pyarrow.ArrowInvalid`` (so a
+    ``ValueError``), as pyarrow's own error filtering the Table would be."""
 
 
 @dataclass(frozen=True)

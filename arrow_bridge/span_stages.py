@@ -41,7 +41,7 @@ STAGE_COUNTERS = WorkCounters(("filter_tests", "values_kept", "aggregate_updates
 
 
 #: What a stage raises when a column's type cannot take the filter or the aggregate
-#: (FilterError is a ValueError; pyarrow's own errors where it evaluates).
+#: (FilterError is a pyarrow.ArrowInvalid; pyarrow's own errors where it evaluates).
 STAGE_TYPE_ERRORS = (TypeError, ValueError, pa.ArrowException)
 
 

@@ -275,6 +275,20 @@ def test_a_filter_error_is_a_value_error():
     assert issubclass(FilterError, ValueError)
 
 
+def test_a_filter_error_is_caught_as_pyarrows():
+    """An Expression pyarrow cannot evaluate on the column: its ArrowInvalid, with its words."""
+    data = b"c0\n204\n18001292150507727848\n"
+    co = pacsv.ConvertOptions(column_types={"c0": pa.uint64()})
+    expression = pc.field("c0") != 204
+    with pytest.raises(pa.ArrowInvalid, match="not in range") as theirs:
+        pacsv.read_csv(io.BytesIO(data), convert_options=co).filter(expression)
+    with pytest.raises(pa.ArrowInvalid, match="not in range") as ours:
+        arrow_bridge.read_csv(io.BytesIO(data), convert_options=co, filters=expression)
+    assert isinstance(ours.value, FilterError) and not isinstance(theirs.value, FilterError)
+    import pickle  # a Dask worker's error travels pickled
+    assert str(pickle.loads(pickle.dumps(ours.value))) == str(ours.value)
+
+
 # ---- the span stages' work, as a device's timing model sees it ------------------------------------------
 class RecordingSSD(ComputationalSSD):
     """An emulated SSD that keeps the tasks its timing model was given last."""
