@@ -282,7 +282,7 @@ def open_csv(source: Source, *, read_options: pacsv.ReadOptions | None = None,
     >>> data = b"a,b\\n" + b"".join(b"%d,x\\n" % i for i in range(10))
     >>> with open_csv(io.BytesIO(data), block_size=16) as reader:
     ...     print(reader.schema.types, [batch.num_rows for batch in reader])
-    [DataType(int64), DataType(string)] [7, 3]
+    [DataType(int64), DataType(string)] [3, 4, 3]
     """
     return record_batch_reader(_stream(source, read_options=read_options, parse_options=parse_options,
                                        convert_options=convert_options, **options))

@@ -264,7 +264,8 @@ def test_device_and_byte_range_refuse_transcoding(write_file):
 
 
 def test_streaming_reads_transcode_too():
-    data = _CP1252.encode("cp1252") * 20
+    header, rows = _CP1252.split("\n", 1)
+    data = (header + "\n" + rows * 20).encode("cp1252")  # a header once: the first block's types hold
     with arrow_bridge.api.open_csv(io.BytesIO(data), encoding="cp1252", block_size=256) as reader:
         batches = list(reader)
     assert len(batches) > 1
