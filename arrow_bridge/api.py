@@ -248,7 +248,8 @@ def open_csv(source: Source, *, read_options: pacsv.ReadOptions | None = None,
     """Opens CSV as a stream of record batches: a ``pyarrow.RecordBatchReader``
     (iterate it, ``read_next_batch()``, or hand it to ``pq.ParquetWriter``,
     ``pyarrow.dataset.write_dataset``, DuckDB, polars), a batch per block of
-    about ``block_size`` bytes (2 MiB by default).
+    about ``block_size`` bytes (2 MiB by default); the first is pyarrow's first
+    block (1 MiB by default), so that the types come from the same rows.
 
     Takes :func:`read_csv`'s sources and options (pyarrow's option objects,
     pandas-style keywords, ``byte_range``, ``storage_options``, ...); the

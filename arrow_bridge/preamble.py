@@ -40,6 +40,7 @@ class Preamble:
     prefix: np.ndarray  # bytes read past data_offset
     eof: bool
     made_up: ImplicitColumns = ImplicitColumns()  # names given to fields past the names (implicit_index)
+    bom_bytes: int = 0  # the byte order mark stripped at the start
 
     def columns_read(self, opts: CsvOptions) -> CsvOptions:
         """``opts`` reading the index levels pandas' implicit index adds
@@ -115,7 +116,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
     while len(data.buf) < len(_BOM) and data.more():
         pass  # tiny block sizes: see the whole BOM before deciding
     at_file_start = source.origin == 0  # a byte range's first bytes are data, never a BOM
-    pos = len(_BOM) if at_file_start and bytes(data.buf[: len(_BOM)]) == _BOM else 0
+    pos = bom_bytes = len(_BOM) if at_file_start and bytes(data.buf[: len(_BOM)]) == _BOM else 0
     while pos and pos == len(data.buf) and data.more():
         pass
     if pos and pos == len(data.buf) and empty_is_error:  # a BOM alone: empty too, as in pyarrow
@@ -155,7 +156,7 @@ def read_preamble(source: ByteSource, opts: CsvOptions) -> Preamble:
         if field_count > len(names):
             names, made_up = implicit_index(names, field_count, _implicit_rule(opts, names))
     made_up = dataclasses.replace(made_up, renamed=renamed, unnamed=unnamed) if renamed or unnamed else made_up
-    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, made_up)
+    return Preamble(names, pos, _line_at(data, pos), data.buf[pos:], data.eof, made_up, bom_bytes)
 
 
 def _implicit_rule(opts: CsvOptions, names: list[str]) -> object:
@@ -326,6 +327,10 @@ def empty_line_offsets(buf: np.ndarray, dialect: Dialect) -> np.ndarray:
     return out[:n]
 
 
+#: The bytes a lone column's empty line may be written as (:func:`with_empty_rows`): one byte.
+LONE_FILLERS = b"x_0a"
+
+
 def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: Dialect) -> np.ndarray:
     """``buf`` with each empty line at ``offsets`` made a record of ``ncols`` empty
     fields: ``ncols - 1`` delimiters. A lone column's empty field would leave the line
@@ -341,7 +346,8 @@ def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: D
     if ncols > 1:
         filler = np.full(ncols - 1, dialect.delimiter, dtype=np.uint8)
     else:
-        filler = np.array([next(b for b in b"x_0" if b not in (dialect.delimiter, dialect.quote, dialect.escape))],
+        # four candidates: the dialect takes three bytes at most
+        filler = np.array([next(b for b in LONE_FILLERS if b not in (dialect.delimiter, dialect.quote, dialect.escape))],
                           dtype=np.uint8)
     return np.insert(buf, np.repeat(offsets, len(filler)), np.tile(filler, len(offsets)))
 

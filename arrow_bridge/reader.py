@@ -289,10 +289,11 @@ class CsvReader:
         # devices number tasks by block.
         whole = not first_block and not self.offload
         span_bytes = self._span_bytes(whole, pre)
+        first_block_end = self._first_block_end(pre) if first_block else None
         spans = SpanCutter(source, span_bytes, pre.prefix, pre.data_offset, pre.eof,
                            left_unread=self._leaves_unread if self.offload else self._host_reads(whole),
                            prefix_span=whole, pooled_unread=not self.offload,
-                           first_block_end=(opts.block_size or PYARROW_BLOCK_SIZE) if first_block else None)
+                           first_block_end=first_block_end)
         cutter = iter(spans)
         held_back: list[Span] = []  # a span cut but not handed out: the budget had no room for it yet
         budget = self.budget = MemoryBudget(self.memory_limit, source.name)
@@ -333,7 +334,7 @@ class CsvReader:
 
         def check_next(interrupted: Callable[[], None]) -> SpanResult:
             """The next span's result, checked; the following ones handed out."""
-            nonlocal line, rows, unfixed
+            nonlocal line, rows, unfixed, first_block_end
             span, future = pending.popleft()
             result = future.result()
             interrupted()  # Ctrl-C: before handing out more
@@ -349,6 +350,9 @@ class CsvReader:
             if unfixed and result.nrows:
                 self._fix_types(result)
                 unfixed = False
+            elif unfixed and not pending and result.status == OK:  # pyarrow's next block gives the types
+                first_block_end += opts.block_size or PYARROW_BLOCK_SIZE
+                spans.first_block_again(first_block_end)
             line += result.line_breaks
             rows += result.nrows
             # now: its rejected rows are not held. A stream's types are fixed by now; a whole read's
@@ -402,6 +406,16 @@ class CsvReader:
                     future.cancel()
                 wait(running)  # what runs still finishes (a kernel cannot stop)
                 release(pool)
+
+    def _first_block_end(self, pre: Preamble) -> int:
+        """Where pyarrow's first block of data ends in the source: its blocks are
+        ``block_size`` bytes (its default without one) of its text, which under
+        ``utf-8-sig`` is decoded (no BOM); the first that holds data counts."""
+        block = self.opts.block_size or PYARROW_BLOCK_SIZE
+        end = block + (pre.bom_bytes if self.opts.encoding == "utf-8-sig" else 0)
+        while end <= pre.data_offset:  # the header or skipped rows filled it
+            end += block
+        return end
 
     def _span_bytes(self, whole: bool, pre: Preamble) -> int:
         """``block_size``; unset, on a whole host read:

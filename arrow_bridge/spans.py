@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from arrow_bridge.kernels.tokenizer import last_line_break_end
+from arrow_bridge.kernels.tokenizer import CR, LF, last_line_break_end
 from arrow_bridge.source import ByteSource
 
 MAX_SPAN = (1 << 31) - 1  # field positions are int32
@@ -112,6 +112,8 @@ class SpanCutter:
         self._source = source
         self._prefix_span = prefix_span
         self._first_block_end = first_block_end
+        self._cutting_first_block = first_block_end is not None
+        self._read_past_first_block = 0
         self._block_size = block_size
         self._carry = prefix
         self._offset = offset
@@ -157,7 +159,8 @@ class SpanCutter:
             if cut > 0:
                 buf, self._carry = self._carry[:cut], self._carry[cut:]
                 return self._emit(buf, at_eof=False)
-        if self._first_block_end is not None and self._count == 0:
+        if self._cutting_first_block:
+            self._cutting_first_block = False
             span = self._first_block()
             if span is not None:
                 return span
@@ -171,13 +174,15 @@ class SpanCutter:
         block = None
         scan_from = 0  # the carry may hold line breaks (the preamble's read-ahead)
         while not self._eof:
-            size = len(buf) + self._block_size
+            # pyarrow's next block ends block_size bytes after its first: bytes read past that count
+            want, self._read_past_first_block = max(self._block_size - self._read_past_first_block, 0), 0
+            size = len(buf) + want
             if block is None or len(block) < size:
                 block = self._grown(block, buf, size)
             # Exactly one block per step, whatever the room: the cuts must not depend on it.
             n = self._read(block[len(buf): size])
             buf = block[: len(buf) + n]
-            self._eof = n < self._block_size
+            self._eof = n < want
             cut = -1 if self._eof else last_line_break_end(buf, scan_from, len(buf))
             if cut > 0:
                 self._carry = buf[cut:]
@@ -189,6 +194,11 @@ class SpanCutter:
         self._carry = buf[:0]
         return self._emit(buf, at_eof=True, block=block)
 
+    def first_block_again(self, end: int) -> None:
+        """Cuts the next span as a first block ending at ``end``: pyarrow's first block
+        held no rows, and its stream takes the types from the next block."""
+        self._first_block_end, self._cutting_first_block = end, True
+
     def _first_block(self) -> Span | None:
         """The first span up to ``first_block_end``, cut at its last line break; None
         (nothing consumed) where no line break lies before it: cut as any span then."""
@@ -196,20 +206,22 @@ class SpanCutter:
         if room <= 0:
             return None
         buf, block = self._carry, None
-        if len(buf) < room and not self._eof:
-            block = self._block(room)
+        want = room + 1  # a byte past the block: whether a CR that ends it starts a CRLF
+        if len(buf) < want and not self._eof:
+            block = self._block(want)
             block[: len(buf)] = buf
-            n = self._read(block[len(buf): room])
-            self._eof = n < room - len(buf)
+            n = self._read(block[len(buf): want])
+            self._eof = n < want - len(buf)
             buf = self._carry = block[: len(buf) + n]
+        self._read_past_first_block = max(self._read_to - self._first_block_end, 0)
         if self._eof and len(buf) <= room:
             self._carry = buf[:0]
             return self._emit(buf, at_eof=True, block=block)
-        cut = last_line_break_end(buf, 0, min(room, len(buf)))
-        if cut > 0 and buf[cut - 1] == 13:  # a CR: its LF, if one follows, ends the record too
-            if cut == len(buf):
-                return None  # the next byte is not read yet
-            cut += int(buf[cut] == 10)
+        end = min(room, len(buf))
+        if end < len(buf) and buf[end - 1] == CR:  # a line end, as pyarrow's chunker takes it (its LF too)
+            cut = end + int(buf[end] == LF)
+        else:
+            cut = last_line_break_end(buf, 0, end)
         if cut <= 0:
             return None
         self._carry = buf[cut:]

@@ -236,7 +236,7 @@ class EmptyLineRows:
         column's empty line was written as a byte: it is made the empty field it stands for."""
         tokens = self.host.tokenize(filled, True, SpanResult(result.span))
         if self.read.ncols == 1:
-            written = empty_lines + np.arange(len(empty_lines))  # where each filler byte is in filled
+            written = empty_lines + np.arange(len(empty_lines))  # where each one-byte filler is in filled
             rows = np.nonzero(np.isin(tokens.row_starts[:tokens.nrows], written))[0]
             tokens.ends[rows] = tokens.row_starts[rows]
             tokens.flags[rows] = 0

@@ -223,7 +223,8 @@ def test_ignore_empty_lines_false(data, block_size):
 @pytest.mark.parametrize("column_types", [{}, {"a": pa.decimal128(5, 1)}, {"a": pa.string()}], ids=str)
 @pytest.mark.parametrize("nulls", [dict(quoted_strings_can_be_null=False),
                                    dict(quoted_strings_can_be_null=False, strings_can_be_null=True)], ids=str)
-@pytest.mark.parametrize("parse", [dict(), dict(quote_char=False), dict(delimiter="x", escape_char="_")], ids=str)
+@pytest.mark.parametrize("parse", [dict(), dict(quote_char=False), dict(delimiter="x", quote_char="_", escape_char="0")],
+                         ids=str)
 def test_a_lone_columns_empty_line_is_an_unquoted_empty_field(data, column_types, nulls, parse):
     """The tokenizer gets it as a byte no dialect reads specially, made an empty unquoted
     field for the null rules; no quote character is needed."""
@@ -645,11 +646,17 @@ _NUMBERS = b"a,b\n" + b"".join(b"%d,%d\n" % (i, 7 * i) for i in range(150_000)) 
 @pytest.mark.parametrize("data, block_size", [
     (_NUMBERS, None), (_NUMBERS[:400_000], 4096), (_NUMBERS[:400_000].replace(b"\n", b"\r\n"), 4096),
     (b"\xef\xbb\xbfskipped\n" + _NUMBERS, 1 << 16), (b"a\nx\ny\nz\nw\n", 6), (b"a\n1\n2\n3.5\n", 6),
-], ids=["default", "4 KiB", "CRLF", "BOM and a skipped row", "dictionary", "int then float"])
+    (b"a\n" + b"1\n" * 5 + b"1.5\r\n2\n", 16), (b"a\n" + b"1\r" * 5 + b"1.5\r2\r", 16),
+    ("ab\n1\n1\n1.5\n2\n".encode("utf-8-sig"), 11), (b"c0\n22\n\n22\n-3\n22\n123456\nx\n", 9),
+], ids=["default", "4 KiB", "CRLF", "BOM and a skipped row", "dictionary", "int then float", "CR ends the block",
+        "lone CR ends the block", "utf-8-sig", "rows skipped past the block"])
 def test_a_streams_first_batch_is_pyarrows_first_block(data, block_size):
-    """The types come from the same rows as pyarrow's: the file's first block_size bytes."""
-    skip = int(data.startswith(b"\xef"))
-    read_options = pacsv.ReadOptions(skip_rows=skip, **({"block_size": block_size} if block_size else {}))
+    """The types come from the same rows as pyarrow's: the file's first block_size bytes
+    (of its decoded text; the next block where the header or skipped rows fill it)."""
+    skip = int(data.startswith(b"\xef\xbb\xbfskipped"))
+    options = dict(skip_rows=skip, encoding="utf-8-sig" if data.startswith(b"\xef\xbb\xbfab") else "utf8",
+                   skip_rows_after_names=3 if data.startswith(b"c0") else 0)
+    read_options = pacsv.ReadOptions(**options, **({"block_size": block_size} if block_size else {}))
     co = pacsv.ConvertOptions(auto_dict_encode=True, auto_dict_max_cardinality=1)
     theirs, their_err = outcome(lambda source: pacsv.open_csv(source, read_options=read_options, convert_options=co),
                                 data)
