@@ -459,10 +459,9 @@ class Inferred(ColumnFinish):
         if column.type not in _TEXT_RUNGS:
             return column
         if self.parsers and column.type == pa.string():
-            for rung in TIMESTAMP_RUNGS:
-                parsed = _try_timestamps(column, INFERENCE_LADDER[rung], self.parsers, self.text_nulls)
-                if parsed is not None:
-                    return parsed
+            read = first_timestamp_rung(column, self.parsers, self.text_nulls)
+            if read is not None:
+                return read[1]
         if self.auto_dict_max is not None and len(column) and dictionary_fits(column, self.auto_dict_max):
             return pc.dictionary_encode(column)
         return column
@@ -848,16 +847,25 @@ def _checked_timestamps(array: pa.Array, target: pa.TimestampType, parsers: Sequ
     return parsed
 
 
-def _try_timestamps(column: pa.ChunkedArray, target: pa.TimestampType, parsers: Sequence[Any],
-                    text_nulls: Optional[Sequence[str]]) -> Optional[pa.ChunkedArray]:
-    """``column`` as ``target`` when the parsers read every value (an inference rung), else None."""
-    chunks = []
-    for chunk in column.chunks:
-        parsed, bad_row = timestamp_array(with_nulls(chunk, text_nulls), target, parsers)
-        if bad_row >= 0:
-            return None
-        chunks.append(parsed)
-    return pa.chunked_array(chunks, type=target)
+def first_timestamp_rung(column: pa.ChunkedArray, parsers: Sequence[Any], text_nulls: Optional[Sequence[str]] = None
+                         ) -> Optional[tuple[int, pa.ChunkedArray]]:
+    """``(rung, timestamps)``: text ``column`` (its ``text_nulls`` made null) at the first
+    timestamp rung of the inference ladder whose parsers read every value, chunk for
+    chunk; None where none does.
+
+    >>> first_timestamp_rung(pa.chunked_array([["02/01/2020"], []]), ["%d/%m/%Y"])[1].num_chunks
+    2
+    """
+    for rung in TIMESTAMP_RUNGS:
+        target, chunks = INFERENCE_LADDER[rung], []
+        for chunk in column.chunks:
+            parsed, bad_row = timestamp_array(with_nulls(chunk, text_nulls), target, parsers)
+            if bad_row >= 0:
+                break  # this rung fails: the other chunks need not be parsed
+            chunks.append(parsed)
+        else:
+            return rung, pa.chunked_array(chunks, type=target)
+    return None
 
 
 def _has_zone(fmt: str) -> bool:

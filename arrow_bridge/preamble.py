@@ -335,7 +335,7 @@ def with_empty_rows(buf: np.ndarray, offsets: np.ndarray, ncols: int, dialect: D
     """``buf`` with each empty line at ``offsets`` made a record of ``ncols`` empty
     fields: ``ncols - 1`` delimiters. A lone column's empty field would leave the line
     empty, so it gets one byte no dialect reads specially, which the tokens then make
-    the empty field it stands for (``type_settling.EmptyLineRows.tokenized``).
+    the empty field it stands for (``type_settling.EmptyLineRows``).
 
     >>> from arrow_bridge.options import CsvOptions
     >>> bytes(with_empty_rows(np.frombuffer(b"1,2\\n\\n", np.uint8), np.array([4]), 3, Dialect.from_options(CsvOptions())))

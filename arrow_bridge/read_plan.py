@@ -88,8 +88,12 @@ class ColumnPlan:
     def raw_text(self) -> bool:
         """Whether the kernels hand over its text as it is, no value made null: a column with null
         spellings of its own (pandas' ``na_values`` dict), which its finish applies."""
-        finish = self.finish.then if isinstance(self.finish, NumericNulls) else self.finish
-        return isinstance(finish, ColumnNulls)
+        return isinstance(self._own_finish, ColumnNulls)
+
+    @property
+    def _own_finish(self) -> Optional[ColumnFinish]:
+        """Its finish, but for pandas' numeric null rule that may follow it."""
+        return self.finish.then if isinstance(self.finish, NumericNulls) else self.finish
 
     def kernel_rules(self, rules: ValueRules) -> ValueRules:
         """The value rules the kernels convert this column with: the read's ``rules``; for raw
@@ -102,8 +106,8 @@ class ColumnPlan:
         >>> ColumnPlan("a", 0, pa.binary()).kernel_rules(rules) is rules
         True
         """
-        finish = self.finish.then if isinstance(self.finish, NumericNulls) else self.finish
-        if isinstance(finish, ColumnNulls):  # raw text
+        finish = self._own_finish
+        if self.raw_text:
             return dataclasses.replace(rules, strings_can_be_null=False)
         if isinstance(finish, Converted) and finish.reads_text and not rules.strings_can_be_null:
             return dataclasses.replace(rules, strings_can_be_null=True)

@@ -111,8 +111,7 @@ class SpanCutter:
                  pooled_unread: bool = False, first_block_end: int | None = None):
         self._source = source
         self._prefix_span = prefix_span
-        self._first_block_end = first_block_end
-        self._cutting_first_block = first_block_end is not None
+        self._first_block_end = first_block_end  # None once the first block is cut
         self._read_past_first_block = 0
         self._block_size = block_size
         self._carry = prefix
@@ -159,9 +158,9 @@ class SpanCutter:
             if cut > 0:
                 buf, self._carry = self._carry[:cut], self._carry[cut:]
                 return self._emit(buf, at_eof=False)
-        if self._cutting_first_block:
-            self._cutting_first_block = False
+        if self._first_block_end is not None:
             span = self._first_block()
+            self._first_block_end = None
             if span is not None:
                 return span
         if self._left_unread is not None and not self._eof and self._left_unread(self._offset):
@@ -197,7 +196,7 @@ class SpanCutter:
     def first_block_again(self, end: int) -> None:
         """Cuts the next span as a first block ending at ``end``: pyarrow's first block
         held no rows, and its stream takes the types from the next block."""
-        self._first_block_end, self._cutting_first_block = end, True
+        self._first_block_end = end
 
     def _first_block(self) -> Span | None:
         """The first span up to ``first_block_end``, cut at its last line break; None

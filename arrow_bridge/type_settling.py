@@ -14,12 +14,12 @@ DataType(double)
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, NamedTuple, Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from arrow_bridge.column_finish import TIMESTAMP_RUNGS, Inferred, float_like_format, timestamp_array, with_nulls
+from arrow_bridge.column_finish import Inferred, first_timestamp_rung, float_like_format
 from arrow_bridge.converters import TokenizedSpan, converter_for
 from arrow_bridge.executors.base import SpanPlan, SpanResult
 from arrow_bridge.executors.host import HostExecutor
@@ -132,24 +132,10 @@ def settled_timestamps(results: Sequence[SpanResult], read: ReadPlan, host: Host
             texts[j].append(as_text(tokens, read.columns[j].index)[0])
     found = {}
     for j in candidates:
-        settled = _first_timestamp_rung(texts[j], read.columns[j].finish.parsers)
-        if settled is not None:
-            found[j] = settled
+        read_as = first_timestamp_rung(pa.chunked_array(texts[j], pa.string()), read.columns[j].finish.parsers)
+        if read_as is not None:
+            found[j] = SettledTimestamps(read_as[0], texts[j], read_as[1].chunks)
     return found
-
-
-def _first_timestamp_rung(texts: Sequence[pa.Array], parsers: Sequence[Any]) -> Optional[SettledTimestamps]:
-    """``texts`` (one column's, per span) at the first timestamp rung whose parsers read them all, or None."""
-    for rung in TIMESTAMP_RUNGS:
-        timestamps = []
-        for text in texts:
-            array, bad_row = timestamp_array(text, INFERENCE_LADDER[rung], parsers)
-            if bad_row >= 0:
-                break  # the rung fails: the other spans need not be parsed
-            timestamps.append(array)
-        else:
-            return SettledTimestamps(rung, list(texts), timestamps)
-    return None
 
 
 _FLOAT_RUNG = INFERENCE_LADDER.index(pa.float64())
@@ -163,6 +149,7 @@ def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_t
     strings that cannot be null), text holding a null spelling (or ``every_text``)
     whose other values the parsers read: for a timestamp a spelling is null unquoted
     only, and the text no longer says which were quoted."""
+    import pyarrow.compute as pc  # here: start-up imports no pyarrow.compute (about 50 ms)
     if not results:
         return []
     rules = read.rules
@@ -175,8 +162,9 @@ def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_t
         if rung == _FLOAT_RUNG and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers):
             found.append(j)
         elif rung == _STRING_RUNG and spellings is not None:
-            texts = [with_nulls(r.columns[j], spellings) for r in results]
-            if (every_text or any(t.null_count for t in texts)) and _first_timestamp_rung(texts, c.finish.parsers):
+            text = pa.chunked_array([r.columns[j] for r in results], pa.string())
+            if (every_text or pc.any(pc.is_in(text, value_set=pa.array(spellings))).as_py()) and \
+                    first_timestamp_rung(text, c.finish.parsers, spellings) is not None:
                 found.append(j)
     return found
 
@@ -214,29 +202,30 @@ class EmptyLineRows:
             if targets is not None:
                 self.host.reconvert(result, targets)
             return
-        filled = with_empty_rows(text, offsets, self.read.ncols, self.read.dialect)
-        tokens = self.tokenized(filled, offsets, result)
+        tokens = self._tokenized(text, offsets, result)
         starts = list(targets) if targets is not None else [0] * len(self.read.columns)
         self.host.convert_columns(tokens, result, starts)
         result.nrows = tokens.nrows
         if result.bad_value is not None:
             row, j, offset = result.bad_value
-            result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(filled) - len(text)))
+            result.bad_value = (row, j, _offset_before_filling(offset, offsets, len(tokens.buf) - len(text)))
 
     def tokens_of(self, result: SpanResult) -> TokenizedSpan:
         """``result``'s span (filled: see :meth:`fill`) tokenized again as its rows are, empty lines as rows."""
         text = self._text(result)
-        offsets = empty_line_offsets(text, self.read.dialect)
-        if not len(offsets):
-            return self.host.tokenize(text, True, SpanResult(result.span))
-        return self.tokenized(with_empty_rows(text, offsets, self.read.ncols, self.read.dialect), offsets, result)
+        return self._tokenized(text, empty_line_offsets(text, self.read.dialect), result)
 
-    def tokenized(self, filled: np.ndarray, empty_lines: np.ndarray, result: SpanResult) -> TokenizedSpan:
-        """``filled`` (a span's text, its ``empty_lines`` written out) tokenized. A lone
-        column's empty line was written as a byte: it is made the empty field it stands for."""
+    def _tokenized(self, text: np.ndarray, empty_lines: np.ndarray, result: SpanResult) -> TokenizedSpan:
+        """``text`` (a span's) tokenized with its ``empty_lines`` written out as rows
+        (:func:`~arrow_bridge.preamble.with_empty_rows`; ``tokens.buf`` is that text). A lone
+        column's empty line is written as a byte, then made the empty field it stands for."""
+        if not len(empty_lines):
+            return self.host.tokenize(text, True, SpanResult(result.span))
+        filled = with_empty_rows(text, empty_lines, self.read.ncols, self.read.dialect)
         tokens = self.host.tokenize(filled, True, SpanResult(result.span))
         if self.read.ncols == 1:
-            written = empty_lines + np.arange(len(empty_lines))  # where each one-byte filler is in filled
+            width = (len(filled) - len(text)) // len(empty_lines)  # bytes written per empty line
+            written = empty_lines + width * np.arange(len(empty_lines))  # where each is in filled
             rows = np.nonzero(np.isin(tokens.row_starts[:tokens.nrows], written))[0]
             tokens.ends[rows] = tokens.row_starts[rows]
             tokens.flags[rows] = 0
