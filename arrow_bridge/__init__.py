@@ -6,11 +6,26 @@ DataType(double)
 """
 from arrow_bridge.api import aggregate_csv, calibrate, open_csv, read_csv, read_pandas, sweep, to_pandas
 from arrow_bridge.errors import CsvBadLineWarning, CsvDecodeError, CsvParseError, EmptyCsvError, MemoryLimitError
-from arrow_bridge.search import filter_strings, grep
-from arrow_bridge.sniffing import SniffedDialect, sniff
-from arrow_bridge.writer import read_back_options, write_csv
+
+#: Public names whose modules load on first use: a plain read needs none of them, and
+#: their imports (regular expressions, the formatting kernels) cost start-up time.
+_LAZY = {"grep": "search", "filter_strings": "search", "sniff": "sniffing", "SniffedDialect": "sniffing",
+         "write_csv": "writer", "read_back_options": "writer"}
 
 __all__ = ["read_csv", "aggregate_csv", "open_csv", "read_pandas", "to_pandas", "write_csv", "read_back_options", "calibrate", "sweep",
            "grep", "filter_strings",
            "sniff", "SniffedDialect", "CsvParseError", "CsvDecodeError", "EmptyCsvError", "CsvBadLineWarning",
            "MemoryLimitError"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(f"arrow_bridge.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'arrow_bridge' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -23,7 +23,6 @@ from arrow_bridge.executors import SpanExecutor, SpanSink
 from arrow_bridge.progress import ProgressBar
 from arrow_bridge.reader import CsvReader
 from arrow_bridge.sizes import parse_size
-from arrow_bridge.sniffing import sniff_for_read
 from arrow_bridge.source import ByteSource, RangeSource, bytes_to_parse, is_seekable
 from arrow_bridge.streaming import DataFrameChunks, Stream, record_batch_reader
 
@@ -189,6 +188,7 @@ def _dialect(source: Source, options: dict[str, Any], storage_options: dict[str,
     first MiB in its place (:func:`arrow_bridge.sniffing.sniff`); keywords the
     caller gave win. Anything else passes through."""
     if "sep" in options and options["sep"] is None or "delimiter" in options and options["delimiter"] is None:
+        from arrow_bridge.sniffing import sniff_for_read  # here: its patterns cost start-up time
         return sniff_for_read(source, options, storage_options)
     return source, options
 

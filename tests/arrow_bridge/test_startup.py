@@ -91,6 +91,17 @@ def test_a_fresh_process_reads_small_files_without_numba_and_as_numba_does(tmp_p
         assert got.equals(expected), path.read_text()
 
 
+def test_a_plain_first_read_imports_what_it_needs_only(tmp_path):
+    """pyarrow.compute takes tens of milliseconds to import, the sniffer's patterns and the
+    writer's kernels a few each: a plain first read leaves them alone."""
+    path = tmp_path / "plain.csv"
+    path.write_text("i,f,s,d,t\n1,2.5,x,2020-01-02,2020-01-02 03:04:05\n,,\"a,b\",,\n")
+    unneeded = ["pyarrow.compute", "arrow_bridge.sniffing", "arrow_bridge.writer", "arrow_bridge.search"]
+    printed = _printed_by_child(f"arrow_bridge.read_csv({str(path)!r})\n"
+                                f"print(*[name in sys.modules for name in {unneeded!r}])")
+    assert dict(zip(unneeded, printed)) == dict.fromkeys(unneeded, "False")
+
+
 def test_a_file_of_several_spans_is_read_without_numba_too(tmp_path):
     """A first read of a few MB (spans on the read's threads, the general path) stays in the library."""
     rng = random.Random(3)
