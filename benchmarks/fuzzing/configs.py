@@ -3,7 +3,8 @@
 A case is an input (bytes) and a :class:`ReadConfig`: which path reads it
 (the host reader, an emulated SSD under a split policy, or the Dask range
 cutter's record ranges read with ``byte_range=`` and concatenated), the
-block size and threads, the dialect, header and skipped rows, whether
+block size and threads, the dialect, header and skipped rows (before the
+header and after it), whether
 ``newlines_in_values`` is set, explicit column types, ConvertOptions
 presets, bad rows skipped, the block size pyarrow (the referee) reads with,
 and whether the writer's round trip and a second read with another block
@@ -82,6 +83,7 @@ class ReadConfig:
     double_quote: bool = True
     header: bool = True
     skip_rows: int = 0
+    skip_rows_after_names: int = 0
     split: str = "host"
     device_profile: str = "modern-gen4"
     faults: bool = False
@@ -123,7 +125,8 @@ class ReadConfig:
 
     def read_options(self, block_size: Optional[int] = None, **extra: Any) -> pacsv.ReadOptions:
         """ReadOptions for header, skipped rows and a block size (None: pyarrow's default)."""
-        kw: dict[str, Any] = dict(autogenerate_column_names=not self.header, skip_rows=self.skip_rows, **extra)
+        kw: dict[str, Any] = dict(autogenerate_column_names=not self.header, skip_rows=self.skip_rows,
+                                  skip_rows_after_names=self.skip_rows_after_names, **extra)
         if block_size is not None:
             kw["block_size"] = block_size
         return pacsv.ReadOptions(**kw)
@@ -188,6 +191,7 @@ class Rates:
     dialect: float = 0.2
     no_header: float = 0.15
     skip_rows: float = 0.04
+    skip_rows_after_names: float = 0.04
     no_newlines_in_values: float = 0.5
     referee_block: float = 0.05
     path_source: float = 0.1
@@ -242,6 +246,8 @@ def draw_config(rng: random.Random, size: int, rates: Rates = Rates()) -> ReadCo
         kw["header"] = False
     if rng.random() < rates.skip_rows:
         kw["skip_rows"] = rng.randint(1, 2)
+    if rng.random() < rates.skip_rows_after_names:
+        kw["skip_rows_after_names"] = rng.randint(1, 3)
     if rng.random() < rates.types:
         kw["types"] = tuple((i, rng.choice(sorted(TYPES))) for i in sorted(rng.sample(range(6), rng.randint(1, 3))))
     if rng.random() < rates.convert:

@@ -8,7 +8,7 @@ an example that ``tests/arrow_bridge/test_fuzz.py`` runs: the example must be
 a mismatch, and this entry (and no other) must explain it.
 
 >>> len(DOCUMENTED), DOCUMENTED[0].name
-(7, 'unterminated_quote')
+(9, 'unterminated_quote')
 """
 from __future__ import annotations
 
@@ -32,11 +32,14 @@ class Difference:
     example_config: dict[str, Any] = field(default_factory=dict)
 
 
-def scan_of(m: Mismatch):
-    """The reference tokenizer's records of the input, in the case's dialect."""
+def scan_of(m: Mismatch, skip_after_names: Optional[int] = None):
+    """The reference tokenizer's records of the input, in the case's dialect (without
+    the rows ``skip_rows_after_names`` leaves out, unless ``skip_after_names`` says
+    how many to leave out)."""
     c = m.config
     dialect = Dialect(c.delimiter, c.quote_char, c.escape_char, c.double_quote)
-    return scan_records(m.data, dialect, c.skip_rows)
+    skip = c.skip_rows_after_names if skip_after_names is None else skip_after_names
+    return scan_records(m.data, dialect, c.skip_rows, skip, c.header, c.newlines_in_values)
 
 
 def _our_reason(m: Mismatch) -> str:
@@ -86,7 +89,7 @@ def _header_not_utf8(m: Mismatch) -> bool:
 def _single_line_without_newline(m: Mismatch) -> bool:
     if m.theirs.ok or "cannot infer number of columns" not in str(m.theirs.error):
         return False
-    scan = scan_of(m)
+    scan = scan_of(m, skip_after_names=0)  # the line, whether or not it is skipped
     records = [r for r in scan.records if not r.empty]
     if scan.skip_failed or len(records) != 1 or _terminated(m.data, m.config.escape_char):
         return False
@@ -115,11 +118,13 @@ def _referee_block_size(m: Mismatch) -> bool:
     c = m.config
     if c.referee_block_size is None:
         return False
-    whole = m.ask_referee(newlines_in_values=True, block_size=None)
+    # newlines_in_values also says how skip_rows_after_names counts (records or lines): kept there
+    newlines = c.newlines_in_values if c.skip_rows_after_names else True
+    whole = m.ask_referee(newlines_in_values=newlines, block_size=None)
     if m.compare(m.ours, whole) is None:
         return True
     # pyarrow with its default blocks disagrees too: documented if another entry explains that.
-    again = replace(m, config=replace(c, referee_block_size=None, newlines_in_values=True), theirs=whole)
+    again = replace(m, config=replace(c, referee_block_size=None, newlines_in_values=newlines), theirs=whole)
     return explain(again) is not None
 
 
@@ -133,7 +138,9 @@ def _truncated_bom(m: Mismatch) -> bool:
 def _bad_row_not_utf8(m: Mismatch) -> bool:
     if m.config.bad_lines != "skip" or m.theirs.ok:
         return False
-    bad = bad_records(scan_of(m))
+    # The first row sets the field count, even where skip_rows_after_names skips it (no header)
+    first = next((r for r in scan_of(m, skip_after_names=0).records if not r.empty), None)
+    bad = bad_records(scan_of(m), None if first is None else first.nfields)
     if not any(not _is_utf8(m.data[r.offset:r.end]) for r in bad):
         return False
     kept = without_records(m.data, bad)
@@ -153,6 +160,32 @@ def _quoted_flag_on_last_empty_field(m: Mismatch) -> bool:
     if not m.data.endswith((c.quote_char + c.delimiter).encode()):
         return False  # the input ends with an empty field right after a quoted one
     return m.compare(m.ours, m.ask_referee(m.data + b"\n")) is None
+
+
+# ---- 8. the rows skipped after the names run out ------------------------------------------------
+def _skipped_rows_run_out(m: Mismatch) -> bool:
+    k = m.config.skip_rows_after_names
+    if not k or m.theirs.ok or "straddling object" not in str(m.theirs.error):
+        return False
+    if not (m.ours.ok and m.ours.table.num_rows == 0):
+        return False
+    return m.compare(m.ours, m.ask_referee(m.data + b"\n" * (k + 1))) is None
+
+
+# ---- 9. a NUL byte in a row skipped after the names ----------------------------------------------
+def _nul_in_skipped_row(m: Mismatch) -> bool:
+    c = m.config
+    if not (c.skip_rows_after_names and c.newlines_in_values and b"\0" in m.data):
+        return False
+    records = scan_of(m, skip_after_names=0).records
+    first = next((i for i, r in enumerate(records) if not r.empty), len(records)) + 1 if c.header else 0
+    skipped = records[first:first + c.skip_rows_after_names]
+    if not any(b"\0" in m.data[r.offset:r.end] for r in skipped):
+        return False
+    patched = bytearray(m.data)
+    for r in skipped:
+        patched[r.offset:r.end] = m.data[r.offset:r.end].replace(b"\0", b"Z")
+    return m.compare(m.ours, m.ask_referee(bytes(patched))) is None
 
 
 def _is_utf8(raw: bytes) -> bool:
@@ -228,6 +261,24 @@ DOCUMENTED: list[Difference] = [
         _quoted_flag_on_last_empty_field,
         b'a,b\n1,\n"x",',
         {"convert": "quoted_nulls"}),
+    Difference(
+        "skipped_rows_run_out",
+        "skip_rows_after_names asks for more rows than line breaks end (a header and no data, or one "
+        "unterminated line): pyarrow's chunker raises 'straddling object straddles two block boundaries'; "
+        "we return the empty Table pyarrow returns once line breaks end the rows to skip",
+        "docs/reader.md (ReadOptions.skip_rows_after_names)",
+        _skipped_rows_run_out,
+        b"a,b\n1,2",
+        {"skip_rows_after_names": 1}),
+    Difference(
+        "nul_in_skipped_row",
+        "with newlines_in_values=True, a NUL byte in a row that skip_rows_after_names skips makes pyarrow "
+        "lose the rows after it (b'A\\nx\\0\\n1\\n2\\n' gives no rows); we skip that row only (pyarrow's "
+        "result once the NUL is another byte). A pyarrow bug (26.0.1)",
+        "docs/reader.md (ReadOptions.skip_rows_after_names)",
+        _nul_in_skipped_row,
+        b"A\nx\0\n1\n2\n3\n",
+        {"skip_rows_after_names": 1}),
 ]
 
 

@@ -465,26 +465,39 @@ def line_at(data: bytes, offset: int) -> int:
     return 1 + head.count(b"\n") + lone_cr
 
 
-def scan_records(data: bytes, d: Dialect, skip_rows: int = 0) -> Scan:
+def _past_lines(data: bytes, pos: int, count: int) -> tuple[int, bool]:
+    """The offset past ``count`` raw physical lines from ``pos`` (quotes ignored),
+    and whether the data ran out first."""
+    for _ in range(count):
+        cands = [i for i in (data.find(b"\n", pos), data.find(b"\r", pos)) if i >= 0]
+        if not cands:
+            return len(data), True
+        i = min(cands)
+        pos = i + (2 if data[i:i + 2] == b"\r\n" else 1)
+    return pos, False
+
+
+def scan_records(data: bytes, d: Dialect, skip_rows: int = 0, skip_after_names: int = 0,
+                 header: bool = True, newlines_in_values: bool = True) -> Scan:
     """Splits ``data`` into records the way pyarrow does (BOM stripped first,
-    ``skip_rows`` raw physical lines skipped ignoring quotes)."""
+    ``skip_rows`` raw physical lines skipped ignoring quotes). ``skip_after_names``
+    (pyarrow's ``skip_rows_after_names``) leaves out that many records after the
+    header (from the first record without one; empty lines count), or raw physical
+    lines with ``newlines_in_values=False``, as pyarrow counts them."""
     delim = ord(d.delimiter)
     quote = ord(d.quote_char) if d.quote_char else -1
     esc = ord(d.escape_char) if d.escape_char else -1
     n = len(data)
-    pos = 3 if data.startswith(BOM) else 0
-    skip_failed = False
-    for _ in range(skip_rows):
-        cands = [i for i in (data.find(b"\n", pos), data.find(b"\r", pos)) if i >= 0]
-        if not cands:
-            skip_failed = True
-            pos = n
-            break
-        i = min(cands)
-        pos = i + (2 if data[i:i + 2] == b"\r\n" else 1)
+    pos, skip_failed = _past_lines(data, 3 if data.startswith(BOM) else 0, skip_rows)
     records: list[Record] = []
     open_quote, open_at = False, -1
+    to_skip = skip_after_names  # records still to leave out once the names are read
+    names_read = not header
     while pos < n:
+        if names_read and to_skip and not newlines_in_values:
+            pos, _ = _past_lines(data, pos, to_skip)
+            to_skip = 0
+            continue
         start = pos
         nfields, field_start, in_quote, quote_at = 1, True, False, -1
         content_end = None
@@ -524,7 +537,12 @@ def scan_records(data: bytes, d: Dialect, skip_rows: int = 0) -> Scan:
             content_end = n
             if in_quote:
                 open_quote, open_at = True, quote_at
-        records.append(Record(start, line_at(data, start), nfields, content_end == start, pos))
+        record = Record(start, line_at(data, start), nfields, content_end == start, pos)
+        if names_read and to_skip:
+            to_skip -= 1
+        else:
+            records.append(record)
+            names_read = names_read or not record.empty
     return Scan(records, open_quote, open_at, skip_failed)
 
 
