@@ -29,7 +29,6 @@ import pandas as pd
 import pyarrow as pa
 
 import arrow_bridge
-from arrow_bridge.api import to_pandas
 from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.options import resolve_options
 from arrow_bridge.preamble import read_preamble
@@ -45,7 +44,7 @@ from arrow_bridge.ranges import (
     summarize_path,
 )
 from dask_plugin.devices import DeviceLike, page_size_of, resolve_spec
-from dask_plugin.io import CsvPartReader, Part
+from dask_plugin.io import CsvPartReader, FrameDtypes, Part
 from dask_plugin.pushdown import csv_collection
 
 #: ``dtype_backend`` values of the partitions: those of :func:`arrow_bridge.api.to_pandas`
@@ -224,6 +223,7 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     if destination == "gpu" and include_path_column:
         raise NotImplementedError("include_path_column with destination='gpu'")
     assume_missing = bool(options.pop("assume_missing", False))
+    options, extension = _pandas_dtypes(options)
     reader_options = _reader_options(options)
     if dtype_backend not in DTYPE_BACKENDS:
         raise ValueError(f"dtype_backend must be one of {DTYPE_BACKENDS}, got {dtype_backend!r}")
@@ -237,8 +237,13 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     page = int(page_size) if page_size else page_size_of(spec)
     plans = [read_file_plan(f, reader_options, storage_options, block, page) for f in files]
     names = _common_names(plans)
+    if "*" in extension:
+        extension = dict.fromkeys(names, extension["*"])
     sampled, user_typed = sample_table(plans, reader_options, _bytes(sample, "sample"), storage_options)
     schema = _partition_schema(sampled, user_typed, assume_missing, dtype_backend)
+    # pandas' own conversion of a lossy int -> float64 (past 2**53), where Arrow's safe cast refuses
+    sample_frame = FrameDtypes(extension).frame(sampled.cast(schema, safe=False), dtype_backend)
+    dtypes = FrameDtypes(extension, dict(zip(schema.names, sample_frame.dtypes)))
     path_column = _path_column(include_path_column, schema)
     parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
@@ -246,8 +251,8 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
                         str(schema), dtype_backend, path_column, spec, split, storage_options, destination, gpu_share)
     func = CsvPartReader(names, schema, _data_options(reader_options), reader_options, frozenset(user_typed),
                          dtype_backend, path_column, paths, spec, split, read_id, storage_options, destination,
-                         gpu_share)
-    return func, parts, _meta(sampled.cast(schema), dtype_backend, path_column, paths)
+                         gpu_share, dtypes=dtypes)
+    return func, parts, _meta(sample_frame, path_column, paths)
 
 
 # ---- options -----------------------------------------------------------------------------------
@@ -266,6 +271,35 @@ def _reader_options(options: dict) -> dict:
     options.setdefault("n_threads", 1)
     resolve_options(**options)  # unknown or invalid keywords fail here, not in every task
     return options
+
+
+def _pandas_dtypes(options: dict) -> tuple[dict, dict]:
+    """``dtype=``'s pandas extension dtypes (``Int64``, ``boolean``, ``string``,
+    ``category``...) by column (``"*"``: one for every column), taken out for the
+    partitions' frames; the reader reads those columns as their Arrow types (a
+    categorical's as inferred, as pandas does).
+
+    >>> options, extension = _pandas_dtypes({"dtype": {"a": "Int64", "b": "category", "c": "float32"}})
+    >>> options, sorted(extension)
+    ({'dtype': {'a': 'Int64', 'c': 'float32'}}, ['a', 'b'])
+    """
+    dtype = options.get("dtype")
+    if dtype is None or isinstance(dtype, pa.DataType):
+        return options, {}
+    given = dict(dtype) if isinstance(dtype, Mapping) else {"*": dtype}
+    extension = {str(key): _pandas_dtype(value) for key, value in given.items()}
+    extension = {key: value for key, value in extension.items()
+                 if isinstance(value, pd.api.extensions.ExtensionDtype) and not isinstance(value, pd.ArrowDtype)}
+    kept = {key: value for key, value in given.items() if not isinstance(extension.get(str(key)), pd.CategoricalDtype)}
+    reader_dtype = kept.get("*") if not isinstance(dtype, Mapping) else kept or None
+    return dict(options, dtype=reader_dtype), extension
+
+
+def _pandas_dtype(value: Any) -> Any:
+    try:
+        return pd.api.types.pandas_dtype(value)
+    except TypeError:
+        return value  # an Arrow type, or one the reader explains
 
 
 def _data_options(reader_options: dict) -> dict:
@@ -352,8 +386,10 @@ def read_file_plan(file: FileInfo, reader_options: dict, storage_options: Option
             if file.size == 0 and opts.column_names is not None:
                 return FilePlan(file, tuple(opts.column_names), 0)
             raise
-        planner = _probe_cuts(src, file, pre.data_offset, blocksize, page_size, reader_options)
-    return FilePlan(file, tuple(pre.names), pre.data_offset, planner)
+        # A header with no line break after it ends the file: the data start at its end
+        data_offset = pre.data_offset if file.compressed else min(pre.data_offset, file.size)
+        planner = _probe_cuts(src, file, data_offset, blocksize, page_size, reader_options)
+    return FilePlan(file, tuple(pre.names), data_offset, planner)
 
 
 def _probe_cuts(src: ByteSource, file: FileInfo, data_offset: int, blocksize: Optional[int], page_size: int,
@@ -380,7 +416,9 @@ def sample_table(plans: Sequence[FilePlan], reader_options: dict, sample: int,
                  storage_options: Optional[Mapping[str, Any]] = None) -> tuple[pa.Table, set[str]]:
     """The selected columns of the records that start in the first ``sample``
     bytes of data of the first file that has data (their types are the
-    read's); and the names of the columns typed by the user's ``dtype``."""
+    read's, whatever rows ``filters=`` keeps); and the names of the columns
+    typed by the user's ``dtype``."""
+    reader_options = {key: value for key, value in reader_options.items() if key != "filters"}
     plan = next((p for p in plans if p.file.size > p.data_offset or p.file.compressed), plans[0])
     if plan.file.compressed:  # cannot seek: its first rows
         table = arrow_bridge.read_csv(plan.file.path, **reader_options, nrows=max(sample // 64, 1000),
@@ -405,8 +443,10 @@ def _partition_schema(sampled: pa.Table, user_typed: set[str], assume_missing: b
     pandas' float64) those missing a value in the sample under the NumPy backend."""
     if assume_missing:
         return ints_as_floats(sampled.schema, user_typed)
-    if dtype_backend == "numpy":
-        return ints_as_floats(sampled.schema, user_typed | _without_nulls(sampled))
+    if dtype_backend == "numpy":  # and a column empty in the sample is pandas' float64, not null
+        schema = ints_as_floats(sampled.schema, user_typed | _without_nulls(sampled))
+        return pa.schema([field.with_type(pa.float64()) if pa.types.is_null(field.type) and sampled.num_rows and
+                          field.name not in user_typed else field for field in schema])
     return sampled.schema
 
 
@@ -445,10 +485,13 @@ def _path_column(include_path_column: Union[bool, str], schema: pa.Schema) -> Op
     return name
 
 
-def _meta(sampled: pa.Table, dtype_backend: str, path_column: Optional[str], paths: Sequence[str]) -> pd.DataFrame:
+def _meta(sample_frame: pd.DataFrame, path_column: Optional[str], paths: Sequence[str]) -> pd.DataFrame:
     """The dtypes of the frame of the sampled rows, as Dask's pandas backend takes its meta
-    from the rows it samples (with NumPy dtypes a missing value makes a bool column object)."""
-    meta = to_pandas(sampled, dtype_backend).iloc[:0]
+    from the rows it samples (with NumPy dtypes a missing value makes a bool column object);
+    categories are unknown, as in Dask (each partition has its own)."""
+    from dask.dataframe.utils import clear_known_categories
+
+    meta = clear_known_categories(sample_frame.iloc[:0])
     if path_column is not None:
         meta[path_column] = pd.Categorical.from_codes([], categories=list(paths))
     return meta

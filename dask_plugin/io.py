@@ -65,6 +65,7 @@ class CsvPartReader:
     destination: str = "host"  # "gpu": partitions in GPU memory (cuda_p2p), as cudf DataFrames
     gpu_share: float = 0.0  # of the spans, parsed on the GPU (destination "gpu")
     filters: Optional[list] = None  # a DNF Dask's optimizer pushed into the read (dask_plugin.pushdown)
+    dtypes: "FrameDtypes" = None  # the pandas dtypes of every partition (the collection's meta's)
 
     def __call__(self, part: Part, columns: Optional[Sequence[str]] = None) -> Any:
         if self.destination == "gpu":
@@ -72,8 +73,9 @@ class CsvPartReader:
         wanted = list(self.schema.names) if columns is None else [c for c in columns if c != self.path_column]
         # Only the path column asked for: read one column anyway, for the row count.
         read_cols = wanted or list(self.schema.names[:1])
-        table = self._read(part, read_cols)
-        df = to_pandas(table.select(wanted), self.dtype_backend)
+        empty = part.start is not None and part.start >= part.stop  # no data (a 0-byte file has no header either)
+        table = self.schema.empty_table().select(read_cols) if empty else self._read(part, read_cols)
+        df = self.dtypes.frame(table.select(wanted), self.dtype_backend, _where(part))
         if self.path_column is not None and (columns is None or self.path_column in columns):
             df[self.path_column] = pd.Categorical.from_codes(np.full(len(df), part.file_index, dtype=np.int32), categories=self.paths)
         return df if columns is None else df[list(columns)]
@@ -127,6 +129,66 @@ class CsvPartReader:
                 f"({err.column!r}: {self.schema.field(err.column).type}); pass dtype={{{err.column!r}: ...}} "
                 f"to read_csv, or a larger sample=")
         return CsvParseError(err.path, err.line, err.column, err.byte_offset, err.reason + hint)
+
+
+def _where(part: Part) -> str:
+    return part.path if part.start is None else f"{part.path} (bytes {part.start}-{part.stop})"
+
+
+@dataclass(frozen=True)
+class FrameDtypes:
+    """The pandas dtypes of a read's partitions, which must be those of its meta
+    whatever a partition holds.
+
+    ``extension``: the pandas extension dtypes ``dtype=`` asked for (``Int64``,
+    ``boolean``, ``category``...), which the Arrow Table cannot carry: each
+    column is converted to it from its Arrow values (so ``Int64`` keeps integers
+    past 2**53, where NumPy's float64 would not). ``expected``: the meta's dtypes
+    (None while the meta itself is made): with NumPy dtypes a partition's own
+    missing values would change them (an int column becomes float64, a bool one
+    object), so a partition is given them, or raises as Dask does where its
+    values cannot take them.
+
+    >>> dtypes = FrameDtypes({"b": pd.BooleanDtype()})
+    >>> dtypes.frame(pa.table({"a": [1, None], "b": [True, None]}), "numpy").dtypes.astype(str).tolist()
+    ['float64', 'boolean']
+    """
+
+    extension: dict = field(default_factory=dict)
+    expected: Optional[dict] = None
+
+    def frame(self, table: pa.Table, dtype_backend: str, where: str = "") -> pd.DataFrame:
+        df = to_pandas(table, dtype_backend)
+        for j, name in enumerate(table.column_names):
+            if name in self.extension:
+                df.isetitem(j, _as_extension(df.iloc[:, j], table.column(j), self.extension[name]))
+        return df if self.expected is None else self._conformed(df, where)
+
+    def _conformed(self, df: pd.DataFrame, where: str) -> pd.DataFrame:
+        mismatched = []
+        for j, (name, have) in enumerate(zip(df.columns, df.dtypes)):
+            want = self.expected.get(name)
+            if want is None or have == want or isinstance(want, pd.CategoricalDtype) and isinstance(have, type(want)):
+                continue  # (each partition has its own categories, as in Dask)
+            if len(df) == 0 or want == object:  # no values, or bools held as objects (the sample had a NaN)
+                df.isetitem(j, df.iloc[:, j].astype(want))
+            else:
+                mismatched.append(f"{name!r}: found {have}, expected {want}")
+        if mismatched:
+            raise ValueError(
+                f"Mismatched dtypes found in {where}: {'; '.join(mismatched)}. The partitions take the dtypes "
+                "of a sample of the first file, where these columns had no missing value; NumPy's int and "
+                "bool dtypes cannot hold one. Pass dtype= for them (float64, Int64, boolean or object), "
+                "assume_missing=True for integer columns, or a larger sample=")
+        return df
+
+
+def _as_extension(converted: pd.Series, column: pa.ChunkedArray, dtype: Any) -> pd.Series:
+    """A column as the extension ``dtype``: from its Arrow values (exact), or, for a
+    categorical, from its pandas values (pandas' categories have the column's type)."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return converted.astype(dtype)
+    return column.to_pandas(types_mapper=pd.ArrowDtype).astype(dtype).set_axis(converted.index).rename(converted.name)
 
 
 def _read_collecting(reader: Callable[..., Any], source: Any, kwargs: dict) -> tuple[Any, list]:
