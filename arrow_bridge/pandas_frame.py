@@ -833,9 +833,13 @@ class Thousands:
         dtype, types, every = options.get("dtype"), {}, None
         if isinstance(dtype, Mapping):
             kinds = {name: to_arrow_type(kind) for name, kind in dtype.items()}
+            every = kinds.pop(None, None)  # (the dtype of every column not named)
             types = {str(name): kind for name, kind in kinds.items() if _numeric(kind)}
-            options["dtype"] = {name: "string" if str(name) in types else kind for name, kind in dtype.items()}
-            untouched = [*untouched, *(str(name) for name, kind in kinds.items() if not _numeric(kind))]
+            options["dtype"] = {name: "string" if name is None and _numeric(every) or str(name) in types else kind
+                                for name, kind in dtype.items()}
+            untouched = [*untouched, *(str(name) for name, kind in kinds.items() if not _numeric(kind)),
+                         *(("*",) if every is not None and not _numeric(every) else ())]
+            every = every if every is not None and _numeric(every) else None
         elif dtype is not None and _numeric(to_arrow_type(dtype)):
             every, options["dtype"] = to_arrow_type(dtype), "string"
         elif dtype is not None:
@@ -850,12 +854,13 @@ class Thousands:
 
     def apply(self, table: pa.Table) -> pa.Table:
         """``table`` with its text columns read as numbers where they all are."""
-        if "*" in self.untouched:
+        if "*" in self.untouched and not self.types:  # one text dtype for every column
             return table
         untouched = {*self.untouched, *python_ints.named(table.schema, python_ints.AS_WRITTEN_KEY)}
         for j, name in enumerate(table.column_names):
             column = table.column(j)
-            if name in untouched or not (pa.types.is_string(column.type) or
+            every_untouched = "*" in untouched and name not in self.types  # a column the text dtype covers
+            if name in untouched or every_untouched or not (pa.types.is_string(column.type) or
                                               pa.types.is_large_string(column.type)):
                 continue
             target = self.types.get(name, self.every_column)
@@ -1069,9 +1074,10 @@ def name_positions(options: dict[str, Any], names: Sequence[str],
                                   # pandas: a position is also the index level read from that field
                                   *(names[key] for key in options["parse_dates"]
                                     if isinstance(key, int) and 0 <= key < len(names) and names[key] in made_up.index)]
-    if options.get("converters"):  # pandas ignores a converter for a position the file lacks, or a negative one
-        options["converters"] = {named(key): convert for key, convert in options["converters"].items()
-                                 if not isinstance(key, int) or 0 <= key < len(names)}
+    if options.get("converters"):  # pandas ignores a converter for a position the file lacks, or a negative one,
+        converters = options["converters"]  # and takes a column's name first, as for dtypes
+        options["converters"] = {named(key): convert for key, convert in converters.items()
+                                 if not isinstance(key, int) or 0 <= key < len(names) and names[key] not in converters}
     na_values = _na_values_by_name(options)
     if na_values:  # a column's name first, as pandas looks its spellings up
         position = {key: names[key] for key in na_values if isinstance(key, int) and 0 <= key < len(names)}

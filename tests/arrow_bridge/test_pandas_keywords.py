@@ -68,6 +68,17 @@ CONVERTER_CASES = {  # a converter gets each value's text; pandas then makes its
     "na_values by position": (b"a,b\nx,1\n-,2\n", dict(converters={"a": len}, na_values={0: ["-", "x"]})),
     "a number for the empty text": (b"a,b\n1,\n2,y\n,z\n", dict(converters={"a": lambda s: int(s) if s else -1})),
     "by position": (b"a,b\n1,\n2,y\n,z\n", dict(converters={0: lambda s: s + "!"})),
+    "by name and by position: the name's": (b"a,b\nx,y\n", dict(converters={"a": str.upper, 0: lambda s: s + "!"})),
+    # one text dtype for every column: thousands leaves their text as written
+    "a text dtype and thousands": (b'a,b\n+5,x\n"1,000",y\n00,z\n', dict(converters={"b": str.upper}, dtype=str,
+                                                                        thousands=",")),
+    "a text dtype, thousands, another column's": (b'a,b\n+5,x\n"1,000",y\n', dict(converters={"zz": str},
+                                                                                  dtype=str, thousands=",")),
+    "an index, an object dtype and thousands": (b'a,b\nx,+5\ny,"1,000"\n', dict(converters={"zz": str},
+                                                                                  dtype=object, thousands=",",
+                                                                                  index_col=0)),
+    "a numeric dtype and thousands": (b'a,b,c\n"1,000","2,000",x\n', dict(converters={"c": str.upper},
+                                                                          dtype="float64", thousands=",")),
     # and numbers (bools too) equal to a spelling that reads as a number
     "a number equal to a spelling": (b"a,b\nx,1\nyy,2\n", dict(converters={"a": len}, na_values=["1.0"])),
     "a bool equal to one": (b"a,b\nTrue,1\nx,2\n", dict(converters={"a": lambda s: s == "True"}, na_values=["0"])),
