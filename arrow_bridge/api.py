@@ -16,8 +16,8 @@ from arrow_bridge.errors import EmptyCsvError, MemoryLimitError
 from arrow_bridge.options import CALLABLE_USECOLS, CsvOptions, resolve_options
 from arrow_bridge.line_filters import open_text
 from arrow_bridge.pandas_frame import (FrameSteps, arrow_keywords, name_positions, numbered_columns,
-                                       objects_by_position, positions_named, selected_names, shape, split_keywords,
-                                       with_pandas_dtypes)
+                                       objects_by_position, positions_named, positions_only, selected_names, shape,
+                                       split_keywords, with_pandas_dtypes)
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.executors import SpanExecutor, SpanSink
 from arrow_bridge.progress import ProgressBar
@@ -540,6 +540,7 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
     options.setdefault("semantics", "pandas")
     numbered = "header" in options and options["header"] is None and options.get("names") is None
     by_position: tuple[str, ...] = ()
+    typed_by_position: tuple[str, ...] = ()  # a dtype for a position types that field only, not its repeats
     if callable(options.get("usecols")) or positions_named(options):
         names, made_up = _header_names(source, options)  # (read without usecols: once serves both)
     if callable(options.get("usecols")):  # the names it takes; pandas' implicit index is kept, as without usecols
@@ -549,8 +550,12 @@ def _read_pandas(source: Source, dtype_backend: str, chunksize: int | None, iter
         options["columns_keyword"] = CALLABLE_USECOLS
     if positions_named(options):  # parse_dates=[2]: read that column as text, as pandas does
         by_position = () if numbered else objects_by_position(options.get("dtype"), names)
+        typed_by_position = positions_only(options.get("dtype"), names)
         options = name_positions(options, names, made_up)
     options, steps = split_keywords(options)
+    if typed_by_position:
+        options["repeats_typed"] = tuple(name for name in options["repeats_typed"] if name not in typed_by_position)
+        steps.typed_by_position = typed_by_position
     steps.objects_by_position = by_position
     steps.object_columns = tuple(key for key in steps.object_columns if key not in by_position)
     strict = options.get("encoding_errors") in (None, "strict")

@@ -77,6 +77,7 @@ class FrameSteps:
     objects_by_position: tuple[str, ...] = ()
     # the names a dtype dict gives an entry (less converters' columns), which type their repeats (a.1 for a)
     dtype_names: tuple[str, ...] = ()
+    typed_by_position: tuple[str, ...] = ()  # of those, the ones a position gave (their repeats untyped)
     # one dtype of object for every column: the index columns it leaves out (pandas infers an index)
     index_inferred: tuple[Union[int, str], ...] = ()
     # the dtype given to a converter's column: pandas' type for it where there are no rows to convert
@@ -503,16 +504,18 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
     the field's dtype or category, as the reader gave them its type
     (:attr:`~arrow_bridge.options.CsvOptions.repeats_typed`), unless the ``dtype``
     dict has an entry of their own; pandas' last step, ``object``, is the field's alone."""
-    typed = {key: kind for key, kind in steps.pandas_dtypes.items()  # (object: text, as read; None: inferred)
+    by_name = {key: kind for key, kind in steps.pandas_dtypes.items() if key not in steps.typed_by_position}
+    typed = {key: kind for key, kind in by_name.items()  # (object: text, as read; None: inferred)
              if kind is not None and kind != object}
     steps.pandas_dtypes = {**steps.pandas_dtypes, **made_up.repeats_of(typed, steps.dtype_names)}
     if steps.categories is not True:
-        categories = made_up.repeats_of(steps.category_dtypes, steps.dtype_names)
+        categories = made_up.repeats_of({key: kind for key, kind in steps.category_dtypes.items()
+                                         if key not in steps.typed_by_position}, steps.dtype_names)
         steps.category_dtypes = {**steps.category_dtypes, **categories}
         steps.categories = (*steps.categories, *categories)
     if steps.numbers is not None:  # a repeat of a field given a text dtype keeps its separators too
         texts = {key: kind for key, kind in {**steps.pandas_dtypes, **steps.category_dtypes}.items()
-                 if kind is not None and getattr(kind, "kind", "O") in "OUS"}  # (None: inferred)
+                 if kind is not None and getattr(kind, "kind", "O") in "OUS" and key not in steps.typed_by_position}
         repeats = [name for name in made_up.repeats_of(texts, steps.dtype_names) if name not in steps.numbers.untouched]
         steps.numbers = dataclasses.replace(steps.numbers, untouched=(*steps.numbers.untouched, *repeats))
 
@@ -1043,6 +1046,18 @@ def objects_by_position(dtype: Any, names: Sequence[str]) -> tuple[str, ...]:
     kinds = _pandas_dtypes(dtype)
     return tuple(names[key] for key, kind in kinds.items() if isinstance(key, int) and 0 <= key < len(names)
                  and kind == object and names[key] not in dtype)
+
+
+def positions_only(dtype: Any, names: Sequence[str]) -> tuple[str, ...]:
+    """The columns a ``dtype`` dict types by position and not by name.
+
+    >>> positions_only({0: "str", 1: "int64", "b": "float64"}, ["a", "b"]), positions_only("str", ["a"])
+    (('a',), ())
+    """
+    if not isinstance(dtype, Mapping):
+        return ()
+    return tuple(names[key] for key in dtype if isinstance(key, int) and 0 <= key < len(names)
+                 and names[key] not in dtype)
 
 
 def name_positions(options: dict[str, Any], names: Sequence[str],

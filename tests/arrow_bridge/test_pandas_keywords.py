@@ -313,6 +313,12 @@ REPEATED_NAMES = {  # a dtype entry for a header field types its repeats too (a.
     "index_col the repeat": (b"a,a\n1,2\n", dict(dtype={"a": "category"}, index_col="a.1")),
     "a converter: the field's alone": (b"a,a\n1,2\n", dict(converters={"a": lambda text: text + "!"})),
     "parse_dates: the field's alone": (b"a,a\n2020-01-01,2\n", dict(parse_dates=["a"])),
+    # by position, a dtype types that field alone
+    "by position: the field's alone": (b"d,e,d\n1,2,3\n", dict(dtype={0: "str"})),
+    "by position, a category": (b"d,e,d\n1,2,3\n", dict(dtype={0: "category"})),
+    "by position, an extension dtype": (b"a\ta\n\ta\n", dict(sep="\t", dtype={0: "Float64"})),
+    "by position, with thousands": (b'd,e,d\n"1,5",2,"3,5"\n', dict(dtype={0: "str"}, thousands=",")),
+    "by name and by position: the name's": (b"d,e,d\n1,2,3\n", dict(dtype={0: "str", "d": "float64"})),
 }
 
 
