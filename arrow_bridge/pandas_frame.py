@@ -819,6 +819,7 @@ class Thousands:
     untouched: tuple[str, ...]  # text pandas hands on as it is (converters, dates, categories, str dtypes)
     integers: bool = True  # False under QUOTE_NONNUMERIC, where pandas' numbers are floats
     column_nulls: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # na_values={name: ...}
+    nullable: tuple[str, ...] = ()  # columns given pandas' nullable dtypes (Int64, Float64: no bool words); "*": all
 
     @classmethod
     def split(cls, options: dict[str, Any], separator: Any, untouched: Sequence[str] = ()
@@ -834,6 +835,8 @@ class Thousands:
         if separator == decimal:  # pandas: the separator wins, no number has a decimal point ("1.5" is 15)
             decimal = options["decimal"] = _NO_DECIMAL_POINT
         dtype, types, every = options.get("dtype"), {}, None
+        given = dtype if isinstance(dtype, Mapping) else {None: dtype}
+        nullable = tuple("*" if key is None else str(key) for key, kind in given.items() if _nullable(kind))
         if isinstance(dtype, Mapping):
             kinds = {name: to_arrow_type(kind) for name, kind in dtype.items()}
             every = kinds.pop(None, None)  # (the dtype of every column not named)
@@ -853,7 +856,7 @@ class Thousands:
         by_name = {key: tuple(nulls) for key, nulls in (resolved.column_null_values or {}).items()
                    if isinstance(key, str)}
         return options, cls(separator, decimal, tuple(resolved.null_values), types, every, tuple(map(str, untouched)),
-                            options.get("quoting") != csv.QUOTE_NONNUMERIC, by_name)
+                            options.get("quoting") != csv.QUOTE_NONNUMERIC, by_name, nullable)
 
     def apply(self, table: pa.Table) -> pa.Table:
         """``table`` with its text columns read as numbers where they all are."""
@@ -954,7 +957,8 @@ class Thousands:
         if column.null_count == len(column):  # no rows, or no values: nothing to read
             return pa.chunked_array([pa.nulls(len(column), target)])
         converted = self._inferred(column)
-        if converted is None:
+        nullable = name in self.nullable or "*" in self.nullable and name not in self.types
+        if converted is None and not nullable:  # (pandas' nullable dtypes refuse them)
             converted = self._booleans(column)  # pandas' words, which a numeric dtype then takes as 1 and 0
             if converted is not None and converted.null_count and not pa.types.is_floating(target):
                 raise ValueError(f"cannot safely convert passed user dtype of {target} for bool dtyped data in "
@@ -974,6 +978,19 @@ class Thousands:
             return pc.cast(converted, target)
         except (pa.ArrowInvalid, OverflowError) as exc:
             raise ValueError(f"column {name!r}: cannot safely convert {converted.type} to {target}: {exc}") from None
+
+
+def _nullable(kind: Any) -> bool:
+    """Whether a ``dtype`` entry is one of pandas' extension dtypes (``Int64``, ``Float64``...).
+
+    >>> _nullable("Int64"), _nullable("int64"), _nullable(pa.int64())
+    (True, False, False)
+    """
+    import pandas as pd
+    try:
+        return isinstance(pd.api.types.pandas_dtype(kind), pd.api.extensions.ExtensionDtype)
+    except TypeError:
+        return False
 
 
 def _as_float(numbers: pa.ChunkedArray, target: pa.DataType) -> pa.ChunkedArray:

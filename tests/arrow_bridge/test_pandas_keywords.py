@@ -763,13 +763,16 @@ def test_thousands_with_a_numeric_dtype_take_pandas_booleans_as_1_and_0(data, dt
         arrow_bridge.read_pandas(io.BytesIO(b"v\nTrue\n\n"), **{**keywords, "dtype": {"v": "int64"}})
 
 
-@pytest.mark.parametrize("value, dtype", [("1,234.5", "int64"), ("x", "float64"), ("300", "int8")])
+@pytest.mark.parametrize("value, dtype", [("1,234.5", "int64"), ("x", "float64"), ("300", "int8"),
+                                          # pandas' nullable dtypes take no bool words
+                                          ("true", {"v": "Int64"}), ("false", "Float64"), ("True", "UInt8")])
 def test_thousands_with_a_dtype_that_does_not_fit_raise_as_pandas(value, dtype):
     data = f'v\n"{value}"\n'.encode()
+    dtype = dtype if isinstance(dtype, dict) or dtype[0].isupper() else {"v": dtype}
     with pytest.raises(ValueError):
-        pd.read_csv(io.BytesIO(data), thousands=",", dtype={"v": dtype})
+        pd.read_csv(io.BytesIO(data), thousands=",", dtype=dtype)
     with pytest.raises(ValueError, match="column 'v'"):
-        arrow_bridge.read_pandas(io.BytesIO(data), thousands=",", dtype={"v": dtype})
+        arrow_bridge.read_pandas(io.BytesIO(data), thousands=",", dtype=dtype)
 
 
 @pytest.mark.parametrize("options, error, message", [
