@@ -19,12 +19,15 @@ __all__ = ["read_csv", "aggregate_csv", "open_csv", "read_pandas", "to_pandas", 
 
 
 def __getattr__(name: str):
+    import importlib
     if name in _LAZY:
-        import importlib
         value = getattr(importlib.import_module(f"arrow_bridge.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'arrow_bridge' has no attribute {name!r}")
+    elif name in _LAZY.values():  # the modules themselves, as after an eager import
+        value = importlib.import_module(f"arrow_bridge.{name}")
+    else:
+        raise AttributeError(f"module 'arrow_bridge' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

@@ -161,7 +161,7 @@ def _timestamp_candidates(results: Sequence[SpanResult], read: ReadPlan, every_t
         if rung == _FLOAT_RUNG and any(isinstance(p, str) and float_like_format(p) for p in c.finish.parsers):
             found.append(j)
         elif rung == _STRING_RUNG and spellings is not None:
-            import pyarrow.compute as pc  # here: start-up imports no pyarrow.compute (about 50 ms)
+            import pyarrow.compute as pc  # here: start-up imports no pyarrow.compute (tens of ms)
             text = pa.chunked_array([r.columns[j] for r in results], pa.string())
             if (every_text or pc.any(pc.is_in(text, value_set=pa.array(spellings))).as_py()) and \
                     first_timestamp_rung(text, c.finish.parsers, spellings) is not None:
