@@ -237,22 +237,25 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     page = int(page_size) if page_size else page_size_of(spec)
     plans = [read_file_plan(f, reader_options, storage_options, block, page) for f in files]
     names = _common_names(plans)
-    if "*" in extension:
-        extension = dict.fromkeys(names, extension["*"])
+    extension = _by_name(extension, names)
+    if isinstance(reader_options.get("dtype"), Mapping):  # positions as names: the sample knows them typed
+        reader_options["dtype"] = _by_name(reader_options["dtype"], names)
     sampled, user_typed = sample_table(plans, reader_options, _bytes(sample, "sample"), storage_options)
     schema = _partition_schema(sampled, user_typed, assume_missing, dtype_backend)
     # pandas' own conversion of a lossy int -> float64 (past 2**53), where Arrow's safe cast refuses
     sample_frame = FrameDtypes(extension).frame(sampled.cast(schema, safe=False), dtype_backend)
+    _check_typed_columns_hold_their_nulls(sample_frame, schema, user_typed)
     dtypes = FrameDtypes(extension, dict(zip(schema.names, sample_frame.dtypes)))
     path_column = _path_column(include_path_column, schema)
     parts = plan_parts(plans, reader_options, storage_options)
     paths = tuple(f.path for f in files)
     read_id = _tokenize("ndp-read-csv", [(f.path, f.size) for f in files], reader_options, block, page,
-                        str(schema), dtype_backend, path_column, spec, split, storage_options, destination, gpu_share)
+                        str(schema), dtype_backend, path_column, spec, split, storage_options, destination, gpu_share,
+                        repr(sorted(extension.items())))
     func = CsvPartReader(names, schema, _data_options(reader_options), reader_options, frozenset(user_typed),
                          dtype_backend, path_column, paths, spec, split, read_id, storage_options, destination,
                          gpu_share, dtypes=dtypes)
-    return func, parts, _meta(sample_frame, path_column, paths)
+    return func, parts, _meta(sample_frame, path_column, paths, extension)
 
 
 # ---- options -----------------------------------------------------------------------------------
@@ -287,12 +290,35 @@ def _pandas_dtypes(options: dict) -> tuple[dict, dict]:
     if dtype is None or isinstance(dtype, pa.DataType):
         return options, {}
     given = dict(dtype) if isinstance(dtype, Mapping) else {"*": dtype}
-    extension = {str(key): _pandas_dtype(value) for key, value in given.items()}
+    extension = {key: _pandas_dtype(value) for key, value in given.items()}
     extension = {key: value for key, value in extension.items()
                  if isinstance(value, pd.api.extensions.ExtensionDtype) and not isinstance(value, pd.ArrowDtype)}
-    kept = {key: value for key, value in given.items() if not isinstance(extension.get(str(key)), pd.CategoricalDtype)}
+    kept = {key: value for key, value in given.items() if not isinstance(extension.get(key), pd.CategoricalDtype)}
     reader_dtype = kept.get("*") if not isinstance(dtype, Mapping) else kept or None
     return dict(options, dtype=reader_dtype), extension
+
+
+def _by_name(keyed: Mapping, names: Sequence[str]) -> dict:
+    """A ``dtype`` dict with positions given as the columns' names (pandas takes a name
+    first and ignores a position the file lacks) and ``"*"`` (every column) spelled out.
+
+    >>> _by_name({0: "Int64", "b": "str", 5: "x", "*": "boolean"}, ["a", "b", "c"])
+    {'a': 'Int64', 'b': 'str', 'c': 'boolean'}
+    """
+    every = {name: keyed["*"] for name in names} if "*" in keyed else {}
+    positions = {names[key]: kind for key, kind in keyed.items()
+                 if isinstance(key, int) and 0 <= key < len(names) and names[key] not in keyed}
+    return {**every, **positions, **{key: kind for key, kind in keyed.items() if isinstance(key, str) and key != "*"}}
+
+
+def _check_typed_columns_hold_their_nulls(sample_frame: pd.DataFrame, schema: pa.Schema, user_typed: set) -> None:
+    """pandas refuses a missing value in a column ``dtype=`` makes a NumPy int or bool;
+    in the sample it would have made that column float64 (or object) for every partition."""
+    for name, have in zip(schema.names, sample_frame.dtypes):
+        kind = schema.field(name).type
+        if name in user_typed and (pa.types.is_integer(kind) or pa.types.is_boolean(kind)) and have.kind in "fO":
+            raise ValueError(f"{'Integer' if pa.types.is_integer(kind) else 'Bool'} column has NA values in "
+                             f"column {name!r}")  # pandas' words
 
 
 def _pandas_dtype(value: Any) -> Any:
@@ -441,13 +467,15 @@ def _partition_schema(sampled: pa.Table, user_typed: set[str], assume_missing: b
     """Every partition's types: the sample's, with integer columns the user did
     not type as float64 under ``assume_missing``, or (NumPy has no int with NA:
     pandas' float64) those missing a value in the sample under the NumPy backend."""
+    schema = sampled.schema
     if assume_missing:
-        return ints_as_floats(sampled.schema, user_typed)
-    if dtype_backend == "numpy":  # and a column empty in the sample is pandas' float64, not null
-        schema = ints_as_floats(sampled.schema, user_typed | _without_nulls(sampled))
-        return pa.schema([field.with_type(pa.float64()) if pa.types.is_null(field.type) and sampled.num_rows and
-                          field.name not in user_typed else field for field in schema])
-    return sampled.schema
+        schema = ints_as_floats(schema, user_typed)
+    elif dtype_backend == "numpy":
+        schema = ints_as_floats(schema, user_typed | _without_nulls(sampled))
+    if dtype_backend == "numpy" and sampled.num_rows:  # a column empty in the sample is pandas' float64, not null
+        schema = pa.schema([field.with_type(pa.float64()) if pa.types.is_null(field.type) and
+                            field.name not in user_typed else field for field in schema])
+    return schema
 
 
 def ints_as_floats(schema: pa.Schema, keep: set[str]) -> pa.Schema:
@@ -485,13 +513,17 @@ def _path_column(include_path_column: Union[bool, str], schema: pa.Schema) -> Op
     return name
 
 
-def _meta(sample_frame: pd.DataFrame, path_column: Optional[str], paths: Sequence[str]) -> pd.DataFrame:
+def _meta(sample_frame: pd.DataFrame, path_column: Optional[str], paths: Sequence[str],
+          extension: Mapping[str, Any]) -> pd.DataFrame:
     """The dtypes of the frame of the sampled rows, as Dask's pandas backend takes its meta
     from the rows it samples (with NumPy dtypes a missing value makes a bool column object);
-    categories are unknown, as in Dask (each partition has its own)."""
+    the categories of ``dtype="category"`` are unknown, as in Dask (each partition has its
+    own), those of a ``CategoricalDtype`` listing them known."""
     from dask.dataframe.utils import clear_known_categories
 
-    meta = clear_known_categories(sample_frame.iloc[:0])
+    unknown = [name for name, kind in extension.items()
+               if isinstance(kind, pd.CategoricalDtype) and kind.categories is None and name in sample_frame]
+    meta = clear_known_categories(sample_frame.iloc[:0], cols=unknown) if unknown else sample_frame.iloc[:0]
     if path_column is not None:
         meta[path_column] = pd.Categorical.from_codes([], categories=list(paths))
     return meta

@@ -65,7 +65,7 @@ class CsvPartReader:
     destination: str = "host"  # "gpu": partitions in GPU memory (cuda_p2p), as cudf DataFrames
     gpu_share: float = 0.0  # of the spans, parsed on the GPU (destination "gpu")
     filters: Optional[list] = None  # a DNF Dask's optimizer pushed into the read (dask_plugin.pushdown)
-    dtypes: "FrameDtypes" = None  # the pandas dtypes of every partition (the collection's meta's)
+    dtypes: "FrameDtypes" = field(default_factory=lambda: FrameDtypes())  # every partition's pandas dtypes (the meta's)
 
     def __call__(self, part: Part, columns: Optional[Sequence[str]] = None) -> Any:
         if self.destination == "gpu":
@@ -82,9 +82,10 @@ class CsvPartReader:
 
     def __dask_tokenize__(self) -> tuple:
         # ``read_id`` (dask_plugin.core.read_csv) tokenizes the files, reader
-        # options, schema, dtype backend, path column, device spec, split and
-        # storage options: every other field is derived from those (names and
-        # user_typed from the files' headers and the options, paths from the files).
+        # options, schema, dtype backend, path column, device spec, split,
+        # storage options and pandas extension dtypes: every other field is derived
+        # from those (names and user_typed from the files' headers and the options,
+        # paths from the files, dtypes from the sample).
         return ("CsvPartReader", self.read_id, repr(self.filters))
 
     def with_filters(self, terms: list) -> "CsvPartReader":
@@ -177,9 +178,9 @@ class FrameDtypes:
         if mismatched:
             raise ValueError(
                 f"Mismatched dtypes found in {where}: {'; '.join(mismatched)}. The partitions take the dtypes "
-                "of a sample of the first file, where these columns had no missing value; NumPy's int and "
-                "bool dtypes cannot hold one. Pass dtype= for them (float64, Int64, boolean or object), "
-                "assume_missing=True for integer columns, or a larger sample=")
+                "of a sample of the first file (or dtype=), where these columns had no missing value; NumPy's "
+                "int and bool dtypes cannot hold one. Pass dtype= for them that can (float64, Int64, boolean or "
+                "object), assume_missing=True for integer columns, or a larger sample=")
         return df
 
 

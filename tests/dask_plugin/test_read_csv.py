@@ -476,3 +476,36 @@ def test_a_header_without_a_line_break_and_an_empty_file_read_as_no_rows(sync, t
     for options in ({}, NUMPY):
         frame = dask_plugin.read_csv([str(empty), str(rows)], header=None, names=["a", "b"], **options).compute()
         assert frame.a.tolist() == [1, 2] and frame.b.tolist() == ["x", "y"]
+
+
+def test_extension_dtypes_by_position_and_with_the_pyarrow_backend(sync, tmp_path):
+    path = tmp_path / "ext.csv"
+    path.write_text("a,b,c\n9007199254740993,True,x\n,,y\n3,False,x\n")
+    for options, dtype in ((NUMPY, {0: "Int64"}), ({}, {"a": "Int64"}), ({}, {0: "Int64"})):
+        frame = dask_plugin.read_csv(str(path), dtype=dtype, **options).compute()
+        pd.testing.assert_series_equal(frame.a, pd.read_csv(path, dtype=dtype).a)
+
+
+def test_reads_differing_in_their_categories_are_told_apart(sync, tmp_path):
+    path = tmp_path / "cats.csv"
+    path.write_text("c\nx\ny\nx\n")
+    listed = dask_plugin.read_csv(str(path), dtype={"c": pd.CategoricalDtype(["z", "y", "x"])}, **NUMPY)
+    inferred = dask_plugin.read_csv(str(path), dtype={"c": "category"}, **NUMPY)
+    assert listed._name != inferred._name and listed.c.cat.known and not inferred.c.cat.known
+    assert listed.compute().c.cat.categories.tolist() == ["z", "y", "x"]
+    assert inferred.compute().c.cat.categories.tolist() == ["x", "y"]
+
+
+def test_a_column_empty_in_the_sample_is_float64_with_assume_missing_too(sync, tmp_path):
+    path = tmp_path / "late.csv"
+    path.write_text("a,b\n" + "".join(f"{i},\n" for i in range(300)) + "".join(f"{i},{i}\n" for i in range(300)))
+    frame = dask_plugin.read_csv(str(path), assume_missing=True, sample=1000, blocksize=2000, **NUMPY).compute()
+    assert frame.dtypes.to_dict() == {"a": np.float64, "b": np.float64} and frame.b.iloc[300:].tolist()[:2] == [0, 1]
+
+
+def test_a_typed_int_column_missing_a_value_raises_as_pandas(sync, tmp_path):
+    path = tmp_path / "na.csv"
+    path.write_text("a,b\n1,x\n,y\n3,z\n")
+    with pytest.raises(ValueError, match="Integer column has NA values in column 'a'"):
+        dask_plugin.read_csv(str(path), dtype={"a": "int64"}, **NUMPY)
+    assert dask_plugin.read_csv(str(path), dtype={"a": "int64"}).compute().a.isna().sum() == 1  # Arrow holds it
