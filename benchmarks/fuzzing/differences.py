@@ -177,7 +177,12 @@ def _skipped_rows_run_out(m: Mismatch) -> bool:
         return False
     if not (m.ours.ok and m.ours.table.num_rows == 0):
         return False
-    return m.compare(m.ours, m.ask_referee(m.data + b"\n" * (k + 1))) is None
+    data = m.data
+    if m.config.newlines_in_values and b"\0" in data:  # and pyarrow bug F2 in the rows skipped (below)
+        records = [r for r in scan_of(m, skip_after_names=0).records if not r.empty]
+        start = records[0].end if m.config.header and records else 0
+        data = data[:start] + data[start:].replace(b"\0", b"Z")
+    return m.compare(m.ours, m.ask_referee(data + b"\n" * (k + 1))) is None
 
 
 # ---- 9. a NUL byte in a row skipped after the names ----------------------------------------------
