@@ -736,13 +736,13 @@ def with_pandas_dtypes(frame: "pd.DataFrame", table: pa.Table, dtypes: Mapping[U
         except (TypeError, pa.ArrowException):
             values = None
         if values is None:
-            _check_no_missing(table.column(j), wanted, j)
+            check_no_missing(table.column(j), wanted, j)
             values = table.column(j).to_pandas().astype(wanted).set_axis(frame.index)
         frame.isetitem(j, values)
     return frame
 
 
-def _check_no_missing(column: pa.ChunkedArray, wanted: Any, position: int) -> None:
+def check_no_missing(column: pa.ChunkedArray, wanted: Any, position: Union[int, str]) -> None:
     """A NumPy bool or integer dtype holds no missing value: pandas raises where one is
     (``astype`` would make a missing bool ``False``)."""
     kind = getattr(wanted, "kind", None)

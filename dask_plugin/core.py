@@ -25,12 +25,14 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 import arrow_bridge
 from arrow_bridge.errors import warn_at_caller
 from arrow_bridge.options import resolve_options
+from arrow_bridge.pandas_frame import check_no_missing, name_positions
 from arrow_bridge.preamble import read_preamble
 from arrow_bridge.source import ByteSource, open_source
 from arrow_bridge.ranges import (
@@ -244,7 +246,8 @@ def _partition_plan(urlpath: Any, *, blocksize: Union[int, str, None], include_p
     schema = _partition_schema(sampled, user_typed, assume_missing, dtype_backend)
     # pandas' own conversion of a lossy int -> float64 (past 2**53), where Arrow's safe cast refuses
     sample_frame = FrameDtypes(extension).frame(sampled.cast(schema, safe=False), dtype_backend)
-    _check_typed_columns_hold_their_nulls(sample_frame, schema, user_typed)
+    if dtype_backend == "numpy":
+        _check_typed_columns_hold_their_nulls(sampled, schema, user_typed - set(extension))
     dtypes = FrameDtypes(extension, dict(zip(schema.names, sample_frame.dtypes)))
     path_column = _path_column(include_path_column, schema)
     parts = plan_parts(plans, reader_options, storage_options)
@@ -305,20 +308,18 @@ def _by_name(keyed: Mapping, names: Sequence[str]) -> dict:
     >>> _by_name({0: "Int64", "b": "str", 5: "x", "*": "boolean"}, ["a", "b", "c"])
     {'a': 'Int64', 'b': 'str', 'c': 'boolean'}
     """
-    every = {name: keyed["*"] for name in names} if "*" in keyed else {}
-    positions = {names[key]: kind for key, kind in keyed.items()
-                 if isinstance(key, int) and 0 <= key < len(names) and names[key] not in keyed}
-    return {**every, **positions, **{key: kind for key, kind in keyed.items() if isinstance(key, str) and key != "*"}}
+    every = dict.fromkeys(names, keyed["*"]) if "*" in keyed else {}
+    return {**every, **name_positions({"dtype": {k: v for k, v in keyed.items() if k != "*"}}, names)["dtype"]}
 
 
-def _check_typed_columns_hold_their_nulls(sample_frame: pd.DataFrame, schema: pa.Schema, user_typed: set) -> None:
-    """pandas refuses a missing value in a column ``dtype=`` makes a NumPy int or bool;
-    in the sample it would have made that column float64 (or object) for every partition."""
-    for name, have in zip(schema.names, sample_frame.dtypes):
+def _check_typed_columns_hold_their_nulls(sampled: pa.Table, schema: pa.Schema, numpy_typed: set) -> None:
+    """pandas refuses a missing value in a column ``dtype=`` makes a NumPy int or bool
+    (under the NumPy backend); in the sample it would make that column float64 (or
+    object) for every partition."""
+    for name in numpy_typed & set(schema.names):
         kind = schema.field(name).type
-        if name in user_typed and (pa.types.is_integer(kind) or pa.types.is_boolean(kind)) and have.kind in "fO":
-            raise ValueError(f"{'Integer' if pa.types.is_integer(kind) else 'Bool'} column has NA values in "
-                             f"column {name!r}")  # pandas' words
+        if pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+            check_no_missing(sampled.column(name), np.dtype(kind.to_pandas_dtype()), repr(name))
 
 
 def _pandas_dtype(value: Any) -> Any:

@@ -22,6 +22,7 @@ import arrow_bridge
 from arrow_bridge import CsvParseError
 from arrow_bridge.api import to_pandas
 from arrow_bridge.filters import and_filters
+from arrow_bridge.pandas_frame import with_pandas_dtypes
 from dask_plugin.devices import DeviceSpec, device_for
 from dask_plugin.reports import publish
 from ndp_core.report import collect
@@ -143,8 +144,9 @@ class FrameDtypes:
 
     ``extension``: the pandas extension dtypes ``dtype=`` asked for (``Int64``,
     ``boolean``, ``category``...), which the Arrow Table cannot carry: each
-    column is converted to it from its Arrow values (so ``Int64`` keeps integers
-    past 2**53, where NumPy's float64 would not). ``expected``: the meta's dtypes
+    column is converted to it as ``read_pandas`` converts (``with_pandas_dtypes``:
+    from its Arrow values, so ``Int64`` keeps integers past 2**53, where NumPy's
+    float64 would not). ``expected``: the meta's dtypes
     (None while the meta itself is made): with NumPy dtypes a partition's own
     missing values would change them (an int column becomes float64, a bool one
     object), so a partition is given them, or raises as Dask does where its
@@ -159,10 +161,7 @@ class FrameDtypes:
     expected: Optional[dict] = None
 
     def frame(self, table: pa.Table, dtype_backend: str, where: str = "") -> pd.DataFrame:
-        df = to_pandas(table, dtype_backend)
-        for j, name in enumerate(table.column_names):
-            if name in self.extension:
-                df.isetitem(j, _as_extension(df.iloc[:, j], table.column(j), self.extension[name]))
+        df = with_pandas_dtypes(to_pandas(table, dtype_backend), table, self.extension)  # as read_pandas does
         return df if self.expected is None else self._conformed(df, where)
 
     def _conformed(self, df: pd.DataFrame, where: str) -> pd.DataFrame:
@@ -182,14 +181,6 @@ class FrameDtypes:
                 "int and bool dtypes cannot hold one. Pass dtype= for them that can (float64, Int64, boolean or "
                 "object), assume_missing=True for integer columns, or a larger sample=")
         return df
-
-
-def _as_extension(converted: pd.Series, column: pa.ChunkedArray, dtype: Any) -> pd.Series:
-    """A column as the extension ``dtype``: from its Arrow values (exact), or, for a
-    categorical, from its pandas values (pandas' categories have the column's type)."""
-    if isinstance(dtype, pd.CategoricalDtype):
-        return converted.astype(dtype)
-    return column.to_pandas(types_mapper=pd.ArrowDtype).astype(dtype).set_axis(converted.index).rename(converted.name)
 
 
 def _read_collecting(reader: Callable[..., Any], source: Any, kwargs: dict) -> tuple[Any, list]:
