@@ -504,9 +504,8 @@ def _type_repeats(steps: FrameSteps, made_up: ImplicitColumns) -> None:
     the field's dtype or category, as the reader gave them its type
     (:attr:`~arrow_bridge.options.CsvOptions.repeats_typed`), unless the ``dtype``
     dict has an entry of their own; pandas' last step, ``object``, is the field's alone."""
-    by_name = {key: kind for key, kind in steps.pandas_dtypes.items() if key not in steps.typed_by_position}
-    typed = {key: kind for key, kind in by_name.items()  # (object: text, as read; None: inferred)
-             if kind is not None and kind != object}
+    typed = {key: kind for key, kind in steps.pandas_dtypes.items()  # (object: text, as read; None: inferred)
+             if kind is not None and kind != object and key not in steps.typed_by_position}
     steps.pandas_dtypes = {**steps.pandas_dtypes, **made_up.repeats_of(typed, steps.dtype_names)}
     if steps.categories is not True:
         categories = made_up.repeats_of({key: kind for key, kind in steps.category_dtypes.items()

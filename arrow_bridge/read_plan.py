@@ -107,7 +107,7 @@ class ColumnPlan:
         True
         """
         finish = self._own_finish
-        if self.raw_text:
+        if isinstance(finish, ColumnNulls):  # raw text
             return dataclasses.replace(rules, strings_can_be_null=False)
         if isinstance(finish, Converted) and finish.reads_text and not rules.strings_can_be_null:
             return dataclasses.replace(rules, strings_can_be_null=True)

@@ -351,7 +351,7 @@ class CsvReader:
                 self._fix_types(result)
                 unfixed = False
             elif unfixed and not pending and result.status == OK:  # pyarrow's next block gives the types
-                first_block_end += opts.block_size or PYARROW_BLOCK_SIZE
+                first_block_end += self._pyarrow_block
                 spans.first_block_again(first_block_end)
             line += result.line_breaks
             rows += result.nrows
@@ -407,14 +407,18 @@ class CsvReader:
                 wait(running)  # what runs still finishes (a kernel cannot stop)
                 release(pool)
 
+    @property
+    def _pyarrow_block(self) -> int:
+        """pyarrow's block size for this read: ``block_size``, or its default without one."""
+        return self.opts.block_size or PYARROW_BLOCK_SIZE
+
     def _first_block_end(self, pre: Preamble) -> int:
         """Where pyarrow's first block of data ends in the source: its blocks are
-        ``block_size`` bytes (its default without one) of its text, which under
-        ``utf-8-sig`` is decoded (no BOM); the first that holds data counts."""
-        block = self.opts.block_size or PYARROW_BLOCK_SIZE
-        end = block + (pre.bom_bytes if self.opts.encoding == "utf-8-sig" else 0)
+        :attr:`_pyarrow_block` bytes of its text, which under ``utf-8-sig`` is
+        decoded (no BOM); the first that holds data counts."""
+        end = self._pyarrow_block + (pre.bom_bytes if self.opts.encoding == "utf-8-sig" else 0)
         while end <= pre.data_offset:  # the header or skipped rows filled it
-            end += block
+            end += self._pyarrow_block
         return end
 
     def _span_bytes(self, whole: bool, pre: Preamble) -> int:
