@@ -13,7 +13,8 @@ scratch)`` in the tokenizer's column-major layout; ``nulls`` is a spelling set (
 import numpy as np
 
 from arrow_bridge.jit import njit
-from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, parse_bool, set_valid, unescape
+from arrow_bridge.kernels.fields import (in_spelling_set, mark_valid_before, parse_bool, set_valid, spelling_addresses,
+                                         unescape)
 from arrow_bridge.kernels.status import (
     BAD_VALUE,
     COMPLEX,
@@ -66,6 +67,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     buf, row_starts, ends, flags, nrows, capacity, dialect, scratch = span
     quote, escape, double_quote = dialect
     null_first, null_empty = nulls[2], nulls[3]
+    null_set, true_set, false_set = spelling_addresses(nulls), spelling_addresses(trues), spelling_addresses(falses)
+    buf_at, scratch_at = buf.ctypes.data, scratch.ctypes.data
     p0, p1, p2 = params
     base = col * capacity
     null_count = 0
@@ -87,7 +90,7 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
             if n == 0:
                 is_null = null_empty
             elif n < 64 and (null_first[src[s]] >> n) & 1:
-                is_null = in_spelling_set(src, s, e, nulls)
+                is_null = in_spelling_set(scratch_at if flag & COMPLEX else buf_at, s, e, null_set)
             else:
                 is_null = False
             if is_null:
@@ -118,7 +121,7 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
             if ok and p2 and pandas_refuses(src, s, e):
                 ok = False
         elif kind == BOOL:
-            ok, truth = parse_bool(src, s, e, trues, falses, p0)
+            ok, truth = parse_bool(scratch_at if flag & COMPLEX else buf_at, s, e, true_set, false_set, p0)
             if truth:
                 set_valid(bits, r)
         elif kind == DATE:
@@ -241,6 +244,8 @@ def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
     buf, row_starts, ends, flags, nrows, capacity, dialect, scratch = span
     quote, escape, double_quote = dialect
     base = col * capacity
+    null_set = spelling_addresses(nulls)
+    buf_at, data_at = buf.ctypes.data, data.ctypes.data
     n = 0
     null_count = 0
     offsets[0] = 0
@@ -256,8 +261,7 @@ def convert_strings(span, col, nulls, use_nulls, quoted_nulls, check_utf8,
             s += 1
             e -= 1
         if use_nulls and not (flag & QUOTED and not quoted_nulls):
-            src = data if flag & COMPLEX else buf
-            if in_spelling_set(src, s, e, nulls):
+            if in_spelling_set(data_at if flag & COMPLEX else buf_at, s, e, null_set):
                 if null_count == 0:
                     mark_valid_before(validity, r)
                 null_count += 1

@@ -61,33 +61,48 @@ def field_value(buf, start, end, flag, dialect, scratch):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def in_spelling_set(src, start, end, spellings):
-    """Whether ``src[start:end]`` equals one of the spellings.
-
-    ``spellings`` is ``(bytes, offsets, first_byte_lengths, has_empty)`` as built
-    by :func:`spelling_set`: a field whose first byte and length match no
-    spelling (nearly every number) is rejected with one table look-up.
-    """
+def spelling_addresses(spellings):
+    """A spelling set (:func:`spelling_set`) as plain numbers for
+    :func:`in_spelling_set`: ``(data_at, offsets_at, count, first_at,
+    has_empty)``. Taken once before a loop over values: unpacking the set's
+    arrays for each value costs their reference counts, about 90 cycles a
+    value here, six times the comparison itself. The set must outlive the
+    loop (its caller holds it)."""
     data, offsets, first_byte_lengths, has_empty = spellings
-    n = end - start
-    if n == 0:
-        return has_empty
-    if n >= 64 or not (first_byte_lengths[src[start]] >> n) & 1:
-        return False
-    return spelled(src.ctypes.data, start, end, data.ctypes.data, offsets.ctypes.data, offsets.shape[0] - 1)
+    return data.ctypes.data, offsets.ctypes.data, offsets.shape[0] - 1, first_byte_lengths.ctypes.data, has_empty
 
 
 @njit(nogil=True, cache=True, inline="always")
-def parse_bool(src, start, end, trues, falses, digits):
-    """``(ok, value)`` of a boolean field: one of the ``trues`` or ``falses``
-    spellings, or with ``digits`` (an explicit bool under pandas' semantics,
-    whose spellings are words) ``1`` or ``0`` too."""
-    if in_spelling_set(src, start, end, trues):
+def in_spelling_set(at, start, end, addresses):
+    """Whether bytes ``[start, end)`` at address ``at`` equal one of the
+    spellings (an address, not an array: the kernels ask this per value, and
+    an array costs reference counts per use).
+
+    ``addresses`` is a spelling set as :func:`spelling_addresses` gives it:
+    a field whose first byte and length match no spelling (nearly every
+    number) is rejected with one table look-up.
+    """
+    data_at, offsets_at, count, first_at, has_empty = addresses
+    n = end - start
+    if n == 0:
+        return has_empty
+    if n >= 64 or not (np.int64(word_at(first_at, 8 * np.int64(byte_at(at, start)))) >> n) & 1:
+        return False
+    return spelled(at, start, end, data_at, offsets_at, count)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def parse_bool(at, start, end, trues, falses, digits):
+    """``(ok, value)`` of a boolean field, bytes ``[start, end)`` at address
+    ``at``: one of the ``trues`` or ``falses`` spellings
+    (:func:`spelling_addresses`), or with ``digits`` (an explicit bool under
+    pandas' semantics, whose spellings are words) ``1`` or ``0`` too."""
+    if in_spelling_set(at, start, end, trues):
         return True, True
-    if in_spelling_set(src, start, end, falses):
+    if in_spelling_set(at, start, end, falses):
         return True, False
-    if digits and end - start == 1 and (src[start] == 48 or src[start] == 49):
-        return True, src[start] == 49
+    if digits and end - start == 1 and (byte_at(at, start) == 48 or byte_at(at, start) == 49):
+        return True, byte_at(at, start) == 49
     return False, False
 
 
@@ -141,7 +156,9 @@ def mark_valid_before(validity, row):
 
 
 def spelling_set(values) -> tuple:
-    """Packs byte strings for :func:`in_spelling_set`.
+    """Packs byte strings into a spelling set: the kernels' argument for
+    nulls, trues and falses (:func:`spelling_addresses` readies it for
+    :func:`in_spelling_set`).
 
     >>> data, offsets, lengths, has_empty = spelling_set([b"NA", b""])
     >>> offsets.tolist(), bin(lengths[ord("N")]), has_empty

@@ -48,7 +48,7 @@ from arrow_bridge.kernels.columns import (
     TIMESTAMP,
     utf8_valid,
 )
-from arrow_bridge.kernels.fields import mark_valid_before, parse_bool, spelled
+from arrow_bridge.kernels.fields import mark_valid_before, parse_bool, spelled, spelling_addresses
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
     BYTES_SCANNED,
@@ -64,7 +64,7 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from arrow_bridge.numbers.fast_floats import float64_at
-from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, to_unit
+from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, timestamp_at, to_unit
 from arrow_bridge.numbers.parse_floats import pandas_refuses, parse_float64
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, plain_int64_at
 from arrow_bridge.numbers.swar import (byte_at, ctz64, equal_mask64, number_masks32, put_byte_at, put_value_at,
@@ -85,9 +85,10 @@ _KIND_COUNTER = np.array([NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTE
 
 
 @njit(nogil=True, cache=True)
-def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
-    """``(ok, integer, float)`` for a value the inline fast paths did not take,
-    by the same per-field parsers as :func:`columns.convert_fixed`."""
+def _other_value(kind, src, s, e, p0, p1, p2):
+    """``(ok, integer, float)`` for a value the inline fast paths did not take
+    (a bool's are inline), by the same per-field parsers as
+    :func:`columns.convert_fixed`."""
     if kind == SIGNED:
         ok, v = parse_signed(src, s, e, p0, p1)
         return ok, v, 0.0
@@ -95,9 +96,6 @@ def _other_value(kind, src, s, e, p0, p1, p2, trues, falses):
         ok, f = parse_float64(src, s, e, np.uint8(p0))
         return ok and not (p1 and integer_text_past_int64(src, s, e)) and not (p2 and pandas_refuses(src, s, e)), \
             np.int64(0), f
-    if kind == BOOL:
-        ok, truth = parse_bool(src, s, e, trues, falses, p0)
-        return ok, np.int64(truth), 0.0
     if kind == DATE:
         ok, days = parse_date(src, s, e)
         return ok, np.int64(days), 0.0
@@ -227,18 +225,21 @@ def _closing_quote(at, p, end, quote, double_quote):
     return -1, breaks, doubled
 
 
-@njit(nogil=True, cache=True)
-def _store_other(kind, slot, r, p2, iv, fv, i64, i32, f64, bits):
-    """Stores a value of a kind without an inline fast path (zero for a null)."""
+@njit(nogil=True, cache=True, inline="always")
+def _store_other(kind, address, r, p2, iv, fv):
+    """Stores row ``r``'s value of a kind without an inline fast path (zero
+    for a null) at the column's ``address`` (:func:`_column_ops`): arrays
+    passed to a call, or to an inlined function, cost reference counts per
+    value."""
     if kind == FLOAT:
-        f64[slot, r] = fv
+        put_value_at(address, r << 3, fv)
     elif kind == BOOL:
         if iv:
-            bits[slot, r >> 3] |= np.uint8(1 << (r & 7))
+            put_byte_at(address, r >> 3, byte_at(address, r >> 3) | (1 << (r & 7)))
     elif kind == DATE or (kind == TIME and p2 <= 1000):
-        i32[slot, r] = iv
+        put_value_at(address, r << 2, np.int32(iv))
     elif kind != NULL:
-        i64[slot, r] = iv
+        put_value_at(address, r << 3, np.int64(iv))
 
 
 # What the record loop does with a field, per column (``_column_ops``).
@@ -305,12 +306,12 @@ def _spells_a_value(op, decimal, null_data, null_offsets):
 
 
 @njit(nogil=True, cache=True)
-def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64):
+def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64, bits):
     """``(ops, value addresses)`` per file column: the inline fast path an
     unquoted field takes (``_OP_OTHER``: the general parsers and null
     spellings, also where a spelling is a number the fast path would take),
-    and where the column's values start. One load each per field, where kind,
-    slot and parameters would take several."""
+    and where the column's values (a bool's bits) start. One load each per
+    field, where kind, slot and parameters would take several."""
     ops = np.full(ncols, _OP_OTHER, dtype=np.int64)
     addresses = np.zeros(ncols, dtype=np.int64)
     spells = np.full(_OP_DATE32 + 1, -1, dtype=np.int64)  # per fast op, once (one decimal point per dialect)
@@ -326,6 +327,12 @@ def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, 
             ops[j], addresses[j] = _OP_DATE32, i32.ctypes.data + slot * i32.strides[0]
         elif kind == STRING and not params[j, 1]:
             ops[j] = _OP_STRING
+        elif kind == BOOL:
+            addresses[j] = bits.ctypes.data + slot * bits.strides[0]
+        elif kind == TIME and params[j, 2] <= 1000:
+            addresses[j] = i32.ctypes.data + slot * i32.strides[0]
+        elif kind == TIME or kind == TIMESTAMP:
+            addresses[j] = i64.ctypes.data + slot * i64.strides[0]
         op = ops[j]
         if _OP_INT64 <= op <= _OP_DATE32:
             if spells[op] < 0:  # ints: at 64 bits, which take every value a narrower width takes
@@ -419,13 +426,14 @@ def _record_loop(filtering, name):
         if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
             return GIVE_UP, 0, 0, 0
         null_data, null_offsets, null_first, null_empty = nulls
+        true_set, false_set = spelling_addresses(trues), spelling_addresses(falses)
         null_data_at, null_offsets_at, null_count = null_data.ctypes.data, null_offsets.ctypes.data, null_offsets.shape[0] - 1
         at, data_at = buf.ctypes.data, data.ctypes.data
         capacity = validity.shape[1] * 8
         last = ncols - 1
         pos = start
         base, mask = start, _specials(at, start, end, delim)
-        ops, addresses = _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64)
+        ops, addresses = _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64, bits)
         runs = np.zeros(ncols, dtype=np.int64)  # unselected columns from j on, the last column left out
         for j in range(ncols - 2, -1, -1):
             runs[j] = runs[j + 1] + 1 if ops[j] == _OP_SKIP else 0
@@ -485,36 +493,6 @@ def _record_loop(filtering, name):
                         o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
                         offsets[slot, r + 1] = o - slot * data_stride
                         continue
-                    if op != _OP_OTHER:  # no null spelling is a value it takes (_column_ops)
-                        # Late materialization: a float is only checked to be one, and parsed (and
-                        # tested) once the row's other values have not rejected it.
-                        if op == _OP_FLOAT64 and defer_floats and _plain_decimal(at, s, e, params[j, 0]):
-                            if keep:  # tested ones first (from the front), the others from the back
-                                k = deferred_tested if tested[j] else ncols - 1 - deferred_others
-                                deferred[k, 0], deferred[k, 1], deferred[k, 2] = j, s, e
-                                if tested[j]:
-                                    deferred_tested += 1
-                                else:
-                                    deferred_others += 1
-                            continue
-                        ok, iv, fv = _fast_value(op, at, s, e, end, params[j, 0])
-                        if ok and op == _OP_FLOAT64 and e - s >= 19 and params[j, 1]:
-                            ok = not integer_text_past_int64(buf, s, e)  # pandas infers no float from it
-                        if ok:
-                            if op == _OP_INT64:
-                                put_value_at(addresses[j], r << 3, iv)
-                            elif op == _OP_FLOAT64:
-                                put_value_at(addresses[j], r << 3, fv)
-                            else:
-                                put_value_at(addresses[j], r << 2, np.int32(iv))
-                            if null_counts[j]:
-                                validity[j, r >> 3] |= np.uint8(1 << (r & 7))
-                            if filtering and tested[j]:  # inline: arrays passed to a call cost reference counts
-                                if op == _OP_FLOAT64:  # a NaN lies in no bounds: pyarrow's comparisons are false on it
-                                    keep = keep and low_f[j] <= fv <= high_f[j]
-                                else:
-                                    keep = keep and low_i[j] <= iv <= high_i[j]
-                            continue
                     may_be_null = True
                 else:
                     s = pos + 1
@@ -541,6 +519,36 @@ def _record_loop(filtering, name):
                         if null_counts[j]:
                             validity[j, r >> 3] |= np.uint8(1 << (r & 7))
                         continue
+                if _OP_INT64 <= op <= _OP_DATE32:  # no null spelling is a value it takes (_column_ops); quoted too
+                    # Late materialization: a float is only checked to be one, and parsed (and
+                    # tested) once the row's other values have not rejected it.
+                    if op == _OP_FLOAT64 and defer_floats and _plain_decimal(at, s, e, params[j, 0]):
+                        if keep:  # tested ones first (from the front), the others from the back
+                            k = deferred_tested if tested[j] else ncols - 1 - deferred_others
+                            deferred[k, 0], deferred[k, 1], deferred[k, 2] = j, s, e
+                            if tested[j]:
+                                deferred_tested += 1
+                            else:
+                                deferred_others += 1
+                        continue
+                    ok, iv, fv = _fast_value(op, at, s, e, end, params[j, 0])
+                    if ok and op == _OP_FLOAT64 and e - s >= 19 and params[j, 1]:
+                        ok = not integer_text_past_int64(buf, s, e)  # pandas infers no float from it
+                    if ok:
+                        if op == _OP_INT64:
+                            put_value_at(addresses[j], r << 3, iv)
+                        elif op == _OP_FLOAT64:
+                            put_value_at(addresses[j], r << 3, fv)
+                        else:
+                            put_value_at(addresses[j], r << 2, np.int32(iv))
+                        if null_counts[j]:
+                            validity[j, r >> 3] |= np.uint8(1 << (r & 7))
+                        if filtering and tested[j]:  # inline: arrays passed to a call cost reference counts
+                            if op == _OP_FLOAT64:  # a NaN lies in no bounds: pyarrow's comparisons are false on it
+                                keep = keep and low_f[j] <= fv <= high_f[j]
+                            else:
+                                keep = keep and low_i[j] <= iv <= high_i[j]
+                        continue
                 kind, slot = kinds[j], slots[j]
                 n = e - s
                 if may_be_null and (kind != STRING or params[j, 1]) and (
@@ -556,16 +564,28 @@ def _record_loop(filtering, name):
                     if kind == STRING:
                         offsets[slot, r + 1] = offsets[slot, r]
                     else:
-                        _store_other(kind, slot, r, params[j, 2], 0, 0.0, i64, i32, f64, bits)
+                        _store_other(kind, addresses[j], r, params[j, 2], 0, 0.0)
                     continue
                 if kind == STRING:
                     o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
                     offsets[slot, r + 1] = o - slot * data_stride
                 else:
-                    ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2], trues, falses)
+                    if kind == BOOL:  # here, not in _other_value: a call costs the buffer's reference count
+                        ok, truth = parse_bool(at, s, e, true_set, false_set, params[j, 0])
+                        iv, fv = np.int64(truth), 0.0
+                    else:
+                        ok, iv, fv = False, np.int64(0), 0.0
+                        if kind == TIMESTAMP and not params[j, 1]:  # the common zoneless shape, also without a call
+                            ok, secs, nanos, ndigits = timestamp_at(at, s, e)
+                            if ok and ndigits <= params[j, 0]:
+                                ok, iv = to_unit(secs, nanos, params[j, 2])
+                            else:
+                                ok = False
+                        if not ok:
+                            ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2])
                     if not ok:
                         return GIVE_UP, rows, lines, rows + rejected  # the general path decides: widening or an error
-                    _store_other(kind, slot, r, params[j, 2], iv, fv, i64, i32, f64, bits)
+                    _store_other(kind, addresses[j], r, params[j, 2], iv, fv)
                 if null_counts[j]:
                     validity[j, r >> 3] |= np.uint8(1 << (r & 7))
             # ``pos`` is one past the record's line end: a CR LF takes one more,

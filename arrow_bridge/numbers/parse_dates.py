@@ -99,6 +99,42 @@ def date_at(at, pos, end):
     return True, np.int64(_YEAR_START[y]) + _DAYS_BEFORE_MONTH[leap, m - 1] + d - 1
 
 
+@njit(nogil=True, cache=True, inline="always")
+def timestamp_at(at, pos, end):
+    """``(ok, seconds since epoch, nanos, fraction_digits)`` for the common
+    shape ``YYYY-MM-DD[ T]HH:MM:SS[.fraction]`` without a zone, at ``pos`` of
+    the buffer at address ``at`` (as :func:`date_at`, per field in the fused
+    kernel). Any other text is not ok here; :func:`parse_timestamp` decides it.
+
+    >>> text = np.frombuffer(b"1970-01-02T00:00:01.5", np.uint8)
+    >>> timestamp_at(text.ctypes.data, 0, 21)
+    (True, 86401, 500000000, 1)
+    """
+    n = end - pos
+    if n < 19 or n == 20 or n > 29 or (byte_at(at, pos + 10) != 32 and byte_at(at, pos + 10) != 84):
+        return False, 0, 0, 0
+    if byte_at(at, pos + 13) != 58 or byte_at(at, pos + 16) != 58 or (n > 19 and byte_at(at, pos + 19) != 46):
+        return False, 0, 0, 0
+    ok, days = date_at(at, pos, pos + 10)
+    h0, h1, m0, m1 = _digit(at, pos + 11), _digit(at, pos + 12), _digit(at, pos + 14), _digit(at, pos + 15)
+    s0, s1 = _digit(at, pos + 17), _digit(at, pos + 18)
+    if not ok or max(h0, h1, m0, m1, s0, s1) > 9:
+        return False, 0, 0, 0
+    h, m, sec = np.int64(h0 * 10 + h1), np.int64(m0 * 10 + m1), np.int64(s0 * 10 + s1)
+    if h > 23 or m > 59 or sec > 59:
+        return False, 0, 0, 0
+    nanos = np.int64(0)
+    for i in range(pos + 20, end):
+        d = _digit(at, i)
+        if d > 9:
+            return False, 0, 0, 0
+        nanos = nanos * 10 + np.int64(d)
+    ndigits = max(n - 20, 0)
+    for _ in range(9 - ndigits):
+        nanos *= 10
+    return True, days * SECONDS_PER_DAY + h * 3600 + m * 60 + sec, nanos, ndigits
+
+
 @njit(nogil=True, cache=True)
 def parse_date(src, start, end):
     """``(ok, days since epoch)`` for a (trimmed) ``YYYY-MM-DD``.

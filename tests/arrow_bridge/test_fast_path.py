@@ -121,6 +121,19 @@ def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
         for i in range(2000)), {}),
     (b"a,b,c\n" + b"".join(b'%d,"%s",%d\n' % (i, b"z" * (i % 80), i) for i in range(500)),
      {"include_columns": ["a", "c"]}),
+    # bools, timestamps (zoneless with 0-9 fraction digits, zoned) and dates, some quoted, some null:
+    # bools and zoneless timestamps take inline paths; quoted numbers and dates the unquoted ones' paths
+    (b"b,t,z,d,i,f\n" + b"".join(
+        b"%s,%s,%s,%s,%s,%s\n" % (
+            [b"true", b"False", b"TRUE", b"", b'"true"', b"false"][i % 6],
+            b"" if i % 13 == 0 else (b'"%s"' if i % 4 == 0 else b"%s") % (
+                b"2021-%02d-%02d%s%02d:%02d:%02d%s" % (1 + i % 12, 1 + i % 28, b"T" if i % 2 else b" ", i % 24,
+                                                      i % 60, (7 * i) % 60, b"." + b"5" * (i % 10) if i % 10 else b"")),
+            b"2020-02-29T23:59:59%s" % [b"Z", b"+01:00", b"-0530"][i % 3],
+            b'"1999-12-%02d"' % (1 + i % 31) if i % 3 else b"1999-12-%02d" % (1 + i % 31),
+            b'"%d"' % (i * 7919 - 10**6) if i % 2 else b"%d" % i,
+            b'"%d.%d"' % (i, i % 97) if i % 5 else b"",
+        ) for i in range(3000)), {}),
     # float shapes past the buffer's first 32 bytes: signs, points first and last, exponents of 1-5
     # digits, 19 and 20 digits, fields of 32 and 33 bytes, numbers among text that is not one
     (b"i,f\n" + b"".join(b"%d,%s\n" % (i, v) for i, v in enumerate(

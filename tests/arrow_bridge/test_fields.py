@@ -16,6 +16,7 @@ from arrow_bridge.kernels.fields import (
     mark_valid_before,
     set_valid,
     spelled,
+    spelling_addresses,
     spelling_set,
     unescape,
 )
@@ -60,7 +61,7 @@ def test_field_value_reads_in_place_unless_complex(raw, flag, want):
 def test_spelling_sets_are_set_membership(spellings, field):
     packed = spelling_set(spellings)
     buf = u8(b"#" + field)  # not at offset 0, as in a span
-    assert in_spelling_set(buf, 1, 1 + len(field), packed) == (field in spellings)
+    assert in_spelling_set(buf.ctypes.data, 1, 1 + len(field), spelling_addresses(packed)) == (field in spellings)
     data, offsets, _, _ = packed
     assert spelled(buf.ctypes.data, 1, 1 + len(field), data.ctypes.data, offsets.ctypes.data,
                    len(offsets) - 1) == (field in spellings)
@@ -69,9 +70,12 @@ def test_spelling_sets_are_set_membership(spellings, field):
 def test_spelling_set_accepts_text_and_the_empty_spelling():
     packed = spelling_set(["NA", "", "n/a"])
     assert packed[3] is True
-    assert in_spelling_set(u8(b""), 0, 0, packed) and in_spelling_set(u8(b"n/a"), 0, 3, packed)
-    assert not in_spelling_set(u8(b"N"), 0, 1, packed)
-    assert not in_spelling_set(u8(b"x" * 70), 0, 70, spelling_set(["x" * 70]))  # 64 bytes and over: never nulls
+    addresses = spelling_addresses(packed)
+    empty, na, n, xs = u8(b"\0"), u8(b"n/a"), u8(b"N"), u8(b"x" * 70)
+    assert in_spelling_set(empty.ctypes.data, 0, 0, addresses) and in_spelling_set(na.ctypes.data, 0, 3, addresses)
+    assert not in_spelling_set(n.ctypes.data, 0, 1, addresses)
+    too_long = spelling_set(["x" * 70])
+    assert not in_spelling_set(xs.ctypes.data, 0, 70, spelling_addresses(too_long))  # 64 bytes and over: never nulls
 
 
 @SETTINGS

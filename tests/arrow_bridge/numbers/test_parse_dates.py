@@ -16,6 +16,7 @@ from arrow_bridge.numbers.parse_dates import (
     parse_date,
     parse_time,
     parse_timestamp,
+    timestamp_at,
     to_unit,
 )
 
@@ -91,6 +92,26 @@ def test_timestamps_in_utc_like_datetime(value, zone, sep):
                                       ("2020-01-01T12:00:00.5+01:60", False), ("2020-01-01X12", False)])
 def test_timestamp_forms(text, ok):
     assert parse_timestamp(*field(text))[0] == ok
+
+
+@SETTINGS
+@given(st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30)),
+       st.sampled_from([" ", "T"]), st.integers(0, 9),
+       st.sampled_from(["", "Z", "+01", "x", ".", "5", " "]), st.integers(-1, 29))
+def test_the_fused_kernels_timestamp_shape_agrees_with_parse_timestamp(value, sep, digits, tail, cut):
+    """``timestamp_at`` takes every zoneless ``YYYY-MM-DD[ T]HH:MM:SS[.f]``, and
+    what it takes (also cut short or with a tail) is what parse_timestamp says."""
+    fraction = f".{value.microsecond * 1000:09d}"[: digits + 1] if digits else ""
+    text = f"{value.replace(microsecond=0).isoformat(sep=sep)}{fraction}"
+    buf, start, end = field(text)
+    assert timestamp_at(buf.ctypes.data, start, end) == parse_timestamp(buf, start, end)[:4]
+    longer = text + tail
+    if 0 <= cut < len(longer):
+        longer = longer[:cut]
+    buf, start, end = field(longer)
+    ok, secs, nanos, ndigits = timestamp_at(buf.ctypes.data, start, end)
+    if ok:
+        assert parse_timestamp(buf, start, end) == (True, secs, nanos, ndigits, False)
 
 
 def test_units_and_overflow():
