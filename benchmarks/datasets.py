@@ -259,6 +259,63 @@ def make_floats(path: Path | str, rows: int = DEFAULT_FLOAT_ROWS, *, seed: int =
 # Names and dispatch (used by the CLI and by benchmarks.peers)
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# One column kind per file: what a reader's per-kind cost is, one kind at a time.
+# ---------------------------------------------------------------------------
+
+#: Words of lineitem's short string columns (no delimiter in them: written unquoted).
+_WORDS = ["DELIVER IN PERSON", "TAKE BACK RETURN", "NONE", "COLLECT COD", "AIR", "REG AIR", "TRUCK", "MAIL",
+          "furiously regular accounts", "slyly ironic deposits nag"]
+#: Phrases with commas: written quoted, as lineitem's comments are.
+_PHRASES = ["carefully final requests sleep, quickly", "ironic, even packages", "blithely bold deposits. furious"]
+#: The one-kind files :func:`make_one_kind_files` writes.
+ONE_KIND_FILES = ("dates", "timestamps", "strings", "quoted", "bools", "nulls", "quoted_numbers")
+
+
+def one_kind_table(kind: str, rows: int, seed: int = 1) -> tuple[pa.Table, str]:
+    """``(table, pyarrow quoting style)`` of one column kind (:data:`ONE_KIND_FILES`):
+    four columns of it (two of the long quoted phrases; ``quoted_numbers``: an int,
+    a float, a date and a bool, every value quoted)."""
+    rng = np.random.default_rng(seed)
+
+    def picks(choices: list[str]) -> pa.Array:
+        return pa.array(np.array(choices, dtype=object)[rng.integers(0, len(choices), rows)])
+
+    def days() -> pa.Array:
+        return pa.array(rng.integers(8000, 10500, rows).astype("int32")).cast(pa.date32())
+
+    if kind == "dates":
+        return pa.table({f"d{i}": days() for i in range(4)}), "none"
+    if kind == "timestamps":
+        seconds = rng.integers(10**9, 17 * 10**8, size=(rows, 4))
+        return pa.table({f"t{i}": pa.array(seconds[:, i]).cast(pa.timestamp("s")) for i in range(4)}), "none"
+    if kind == "strings":
+        return pa.table({f"s{i}": picks(_WORDS) for i in range(4)}), "none"
+    if kind == "quoted":
+        return pa.table({f"q{i}": picks(_PHRASES) for i in range(2)}), "needed"
+    if kind == "bools":
+        return pa.table({f"b{i}": pa.array(rng.integers(0, 2, rows).astype(bool)) for i in range(4)}), "none"
+    if kind == "nulls":
+        values = rng.integers(-10**6, 10**6, size=rows)
+        return pa.table({f"n{i}": pa.array(values, mask=rng.integers(0, 2, rows).astype(bool))
+                         for i in range(4)}), "none"
+    if kind == "quoted_numbers":
+        return pa.table({"i": rng.integers(-10**6, 10**6, rows), "f": rng.random(rows).round(4), "d": days(),
+                         "b": pa.array(rng.integers(0, 2, rows).astype(bool))}), "all_valid"
+    raise ValueError(f"one-kind file: expected one of {ONE_KIND_FILES}, got {kind!r}")
+
+
+def make_one_kind_files(out_dir: Path, rows: int, kinds: tuple[str, ...] = ONE_KIND_FILES) -> dict[str, Path]:
+    """Writes ``<kind>.csv`` per kind into ``out_dir`` (Arrow's CSV writer; a few seconds
+    for 3M rows each) and returns their paths."""
+    paths = {}
+    for kind in kinds:
+        table, quoting = one_kind_table(kind, rows)
+        paths[kind] = Path(out_dir) / f"{kind}.csv"
+        pacsv.write_csv(table, paths[kind], pacsv.WriteOptions(quoting_style=quoting))
+    return paths
+
+
 def count_label(rows: int) -> str:
     """40_000_000 -> '40M', 500_000 -> '500k', 1234 -> '1234'."""
     for unit, size in (("M", 1_000_000), ("k", 1_000)):
