@@ -6,9 +6,12 @@ loads and stores before a value is parsed. Once every column's type is known
 (given, or inferred from the first spans) most spans are regular: each record
 has the expected fields, values parse in the type's plain form. This kernel
 parses such a span in one pass, record by record, straight into the output
-buffers, with inline fast paths for integers, floats, dates (from
-:mod:`arrow_bridge.numbers`) and strings and the general per-field parsers
-for everything else.
+buffers, with inline fast paths for integers, floats, dates, zoneless
+timestamps (from :mod:`arrow_bridge.numbers`), bools and strings, quoted or
+not, and the general per-field parsers for everything else. Nothing in the
+loop hands an array to a call per field: Numba counts references to the
+arrays a call (or an inlined function) receives, an atomic pair per value,
+which made bools and timestamps several times slower than the rest.
 
 It covers what it can answer *exactly as the general path would*, and gives
 up (``GIVE_UP``) on anything else: a record with another field count, a value
@@ -32,8 +35,8 @@ A value outside its interval rejects the row: the rest of the row is still
 parsed (a value that does not convert, or would widen the column's type,
 matters wherever it lies), but nothing of it is kept, and the next row
 takes its place in the buffers. A value the fast paths do not take (a null,
-a quoted field) rejects nothing: the read's filter stage sees every row the
-bounds keep and decides exactly.
+a value of another kind) rejects nothing: the read's filter stage sees every
+row the bounds keep and decides exactly.
 """
 import numpy as np
 
@@ -248,7 +251,7 @@ _OP_SKIP, _OP_INT64, _OP_FLOAT64, _OP_DATE32, _OP_STRING, _OP_OTHER = range(6)
 
 @njit(nogil=True, cache=True, inline="always")
 def _fast_value(op, at, s, e, end, decimal):
-    """``(ok, integer, float)``: the unquoted field ``[s, e)`` by the inline
+    """``(ok, integer, float)``: the field ``[s, e)`` (without its quotes) by the inline
     fast path of ``op`` (a signed int of ``decimal`` bits, float64 or date32);
     not ok where it cannot tell (the general parsers then do)."""
     if op == _OP_INT64:  # any signed width: ``decimal`` is then the column's bits
@@ -307,8 +310,8 @@ def _spells_a_value(op, decimal, null_data, null_offsets):
 
 @njit(nogil=True, cache=True)
 def _column_ops(ncols, kinds, slots, params, null_data, null_offsets, i64, i32, f64, bits):
-    """``(ops, value addresses)`` per file column: the inline fast path an
-    unquoted field takes (``_OP_OTHER``: the general parsers and null
+    """``(ops, value addresses)`` per file column: the inline fast path a
+    field takes, quoted or not (``_OP_OTHER``: the general parsers and null
     spellings, also where a spelling is a number the fast path would take),
     and where the column's values (a bool's bits) start. One load each per
     field, where kind, slot and parameters would take several."""
@@ -397,7 +400,7 @@ def fused_parse(buf, start, end, ncols, delim, quote, double_quote, kinds, slots
     says (:func:`_specials`, 64 bytes at a time), so finding where the next
     field starts never waits on parsing this one's value: the processor
     overlaps the values of several fields. A quoted field is scanned for its
-    closing quote and the stream restarts after it. Rare cases (quotes, nulls,
+    closing quote and the stream restarts after it. Rare cases (doubled quotes,
     values off the fast paths) are calls, which keeps the loop small.
 
     The loop is compiled twice (:func:`_record_loop`); the one with bounds

@@ -62,6 +62,22 @@ def test_filtered_read_equals_filtering_everything(filters, block_size):
     assert got.equals(_expected(DATA, filters))
 
 
+def _quote_every_value(data: bytes) -> bytes:
+    """The values before the comment quoted (the fused kernel's quoted path), empty ones left empty (nulls)."""
+    lines = data.decode().splitlines()
+    rows = [",".join([*(f'"{v}"' if v else v for v in line.split(",", 4)[:4]), line.split(",", 4)[4]])
+            for line in lines[1:]]
+    return ("\n".join([lines[0], *rows]) + "\n").encode()
+
+
+@pytest.mark.parametrize("filters", FILTERS[:2], ids=range(2))
+def test_quoted_values_are_filtered_as_their_unquoted_selves(filters):
+    quoted = _quote_every_value(_lineitem_like(rows=600, seed=3))
+    assert b'"1994-' in quoted and b'"0.05"' in quoted
+    got = arrow_bridge.read_csv(io.BytesIO(quoted), filters=filters, block_size=1 << 12)
+    assert got.equals(_expected(quoted, filters))
+
+
 @pytest.mark.parametrize("filters", FILTERS[:3] + FILTERS[6:7], ids=range(4))
 def test_columns_read_for_the_filter_alone_are_dropped(filters):
     got = arrow_bridge.read_csv(io.BytesIO(DATA), filters=filters, usecols=["l_comment"], block_size=1 << 12)

@@ -808,3 +808,15 @@ def test_a_raw_text_column_keeps_every_spelling_on_every_path(where, tmp_path):
     streamed = arrow_bridge.open_csv(io.BytesIO(data), semantics="pandas", raw_text_columns=["a"],
                                      dtype={"a": "string"}, block_size=2048).read_all()
     assert streamed.column("a").to_pylist() == expected
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_spellings_with_doubled_quotes_are_read_unescaped(n_threads):
+    """A null or bool spelling holding a quote, written doubled in a quoted field, matches its unescaped self."""
+    data = b'a,b,c\n' + b'"t""x",1,"N""A"\n"N""A",2,x\nf,"N""A",\n' * 700
+    convert = pacsv.ConvertOptions(null_values=['N"A', ""], true_values=['t"x'], false_values=["f"],
+                                   quoted_strings_can_be_null=True, strings_can_be_null=True)
+    expected = pacsv.read_csv(io.BytesIO(data), convert_options=convert)
+    assert expected.schema.types == [pa.bool_(), pa.int64(), pa.string()]
+    got = arrow_bridge.read_csv(io.BytesIO(data), convert_options=convert, block_size=4096, n_threads=n_threads)
+    assert got.equals(expected)
