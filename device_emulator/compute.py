@@ -9,7 +9,7 @@ per command. A counter the table does not price is an error, not a free lunch.
 >>> from device_emulator.profile import load_profile
 >>> p = load_profile("modern-gen4")
 >>> Prices(p, "cores.cycles").cycles({"bytes_scanned": 1000, "ints": 10})
-29040.0
+22104.0
 >>> Prices(p, "cores.cycles").cycles({"widgets": 3})
 Traceback (most recent call last):
 ...

@@ -5,7 +5,7 @@
 >>> t = TaskWork(0, 0, 4, 60000, 30000, {"bytes_scanned": 60000, "fields": 8000, "ints": 8000})
 >>> c = task_costs(load_profile("modern-gen4"), t)
 >>> round(c.device * 1e6, 1), round(c.host * 1e6, 1), round(c.link_objects * 1e6, 2)
-(1048.0, 325.3, 9.28)
+(186.1, 109.9, 9.28)
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ at most ``host.queue_depth`` tasks in flight (submitted, not yet finished).
 >>> from device_emulator.profile import load_profile
 >>> from ndp_core.device import TaskWork
 >>> HostTime(load_profile("modern-gen4"), "cycles").seconds(TaskWork(0, 0, 1, 3000, 0, {"bytes_scanned": 3000}))
-7.0666...e-05
+6.7666...e-05
 """
 from __future__ import annotations
 

@@ -241,10 +241,10 @@ def sweep(source: Any, *, reader: Optional[Callable[..., Any]] = None,
 (flash -> controller bytes/s (channels x page / page interval): every channel's transfer rate x f and its \
 page read time tR / f, same channels and ways): sweep a factor with 'flash.internal_bandwidth*'
     >>> s = sweep(csv, reader=arrow_bridge.read_csv, profiles=["modern-gen4", "summarizer-board"],
-    ...           splits="static:0.5", overrides={"cores": [1, 4]}, block_size=2048)
+    ...           splits="device", overrides={"cores": [1, 4]}, block_size=2048)
     >>> s.frame[["profile", "split", "cores", "tasks"]].values.tolist()
-    [['modern-gen4', 'static:0.5', 1, 7], ['modern-gen4', 'static:0.5', 4, 7], \
-['summarizer-board', 'static:0.5', 1, 7], ['summarizer-board', 'static:0.5', 4, 7]]
+    [['modern-gen4', 'device', 1, 7], ['modern-gen4', 'device', 4, 7], \
+['summarizer-board', 'device', 1, 7], ['summarizer-board', 'device', 4, 7]]
     >>> best = s.best()
     >>> best["profile"], int(best["cores"])
     ('modern-gen4', 4)

@@ -198,7 +198,7 @@ def parse_prices(device: Any) -> dict[str, tuple[float, float]]:
     prices are the reader table measured on this reader).
 
     >>> parse_prices(None)["csv_floats"]
-    (238.0, 119.0)
+    (59.8, 29.9)
     """
     prices = counter_prices(device, READER_COUNTERS.modeled)
     return {f"csv_{name}": price for name, price in prices.items()}

@@ -118,7 +118,9 @@ def test_more_device_cores_are_never_slower(grid):
     device = frame[frame.split == "device"]
     for (_, _), rows in device.groupby(["profile", "cores.speed*"]):
         makespans = rows.sort_values("cores.count")["makespan_s"].tolist()
-        assert makespans == sorted(makespans, reverse=True) and makespans[-1] < makespans[0]
+        # once the cores no longer bind (modern-gen4 at 8x), more of them give the same makespan up to rounding
+        assert all(later <= earlier * (1 + 1e-12) for earlier, later in zip(makespans, makespans[1:]))
+        assert makespans[-1] < makespans[0]
     faster = frame[frame.split == "device"].pivot_table("makespan_s", ["profile", "cores.count"], "cores.speed*")
     assert (faster[8] <= faster[1]).all()
 
