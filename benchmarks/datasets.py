@@ -269,7 +269,8 @@ _WORDS = ["DELIVER IN PERSON", "TAKE BACK RETURN", "NONE", "COLLECT COD", "AIR",
 #: Phrases with commas: written quoted, as lineitem's comments are.
 _PHRASES = ["carefully final requests sleep, quickly", "ironic, even packages", "blithely bold deposits. furious"]
 #: The one-kind files :func:`make_one_kind_files` writes.
-ONE_KIND_FILES = ("dates", "timestamps", "strings", "quoted", "bools", "nulls", "quoted_numbers")
+ONE_KIND_FILES = ("dates", "timestamps", "zoned_timestamps", "times", "strings", "quoted", "bools", "nulls",
+                  "quoted_numbers")
 
 
 def one_kind_table(kind: str, rows: int, seed: int = 1) -> tuple[pa.Table, str]:
@@ -289,6 +290,12 @@ def one_kind_table(kind: str, rows: int, seed: int = 1) -> tuple[pa.Table, str]:
     if kind == "timestamps":
         seconds = rng.integers(10**9, 17 * 10**8, size=(rows, 4))
         return pa.table({f"t{i}": pa.array(seconds[:, i]).cast(pa.timestamp("s")) for i in range(4)}), "none"
+    if kind == "zoned_timestamps":
+        seconds = rng.integers(10**9, 17 * 10**8, size=(rows, 4))
+        return pa.table({f"z{i}": pa.array(seconds[:, i]).cast(pa.timestamp("s", tz="UTC")) for i in range(4)}), "none"
+    if kind == "times":
+        seconds = rng.integers(0, 86400, size=(rows, 4)).astype("int32")
+        return pa.table({f"h{i}": pa.array(seconds[:, i]).cast(pa.time32("s")) for i in range(4)}), "none"
     if kind == "strings":
         return pa.table({f"s{i}": picks(_WORDS) for i in range(4)}), "none"
     if kind == "quoted":

@@ -5,14 +5,14 @@ Usage::
     python -m benchmarks.kinds [--rows 3000000] [--threads 2] [--repeat 5]
 
 from the repository root. Writes one file per column kind
-(``benchmarks.datasets.ONE_KIND_FILES``: dates, timestamps, short strings,
-quoted strings, bools, half-null ints, and an int, a float, a date and a bool
-every value of which is quoted) into a temporary folder, checks that both
-readers give equal Tables, and times each reader on each file in one process,
-the two interleaved, best of ``--repeat`` after a warm-up read. Prints MB/s and
-ours / pyarrow per file. The benchmark files (lineitem, edges, floats) are
-``benchmarks.peers``'; this one is for the kinds they do not have, where a slow
-path would otherwise go unseen.
+(``benchmarks.datasets.ONE_KIND_FILES``: dates, timestamps, zoned timestamps,
+times, short strings, quoted strings, bools, half-null ints, and an int, a
+float, a date and a bool every value of which is quoted) into a temporary
+folder, checks that both readers give equal Tables, and times each reader on
+each file in one process, the two interleaved, best of ``--repeat`` after a
+warm-up read. Prints MB/s and ours / pyarrow per file. The benchmark files
+(lineitem, edges, floats) are ``benchmarks.peers``'; this one is for the kinds
+they do not have, where a slow path would otherwise go unseen.
 
 Writes ``benchmarks/results/kinds-<threads>t.json``.
 """

@@ -3,15 +3,16 @@
 The general path tokenizes a span (field ends and flags for every field), then
 converts column by column: two passes over memory, and per field a handful of
 loads and stores before a value is parsed. Once every column's type is known
-(given, or inferred from the first spans) most spans are regular: each record
-has the expected fields, values parse in the type's plain form. This kernel
-parses such a span in one pass, record by record, straight into the output
-buffers, with inline fast paths for integers, floats, dates, zoneless
-timestamps (from :mod:`arrow_bridge.numbers`), bools and strings, quoted or
-not, and the general per-field parsers for everything else. Nothing in the
-loop hands an array to a call per field: Numba counts references to the
-arrays a call (or an inlined function) receives, an atomic pair per value,
-which made bools and timestamps several times slower than the rest.
+(given, or inferred from the first spans) most spans are regular: each
+record has the expected fields, values parse in the type's plain form. This
+kernel parses such a span in one pass, record by record, straight into the
+output buffers, with inline fast paths for integers, floats, dates, times
+and timestamps in their common shapes (from :mod:`arrow_bridge.numbers`),
+bools and strings, quoted or not, and the general per-field parsers for
+everything else. Nothing in the loop hands an array to a call per field:
+Numba counts references to the arrays a call (or an inlined function)
+receives, an atomic pair per value, which made bools and timestamps several
+times slower than the rest.
 
 It covers what it can answer *exactly as the general path would*, and gives
 up (``GIVE_UP``) on anything else: a record with another field count, a value
@@ -67,7 +68,8 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from arrow_bridge.numbers.fast_floats import float64_at
-from arrow_bridge.numbers.parse_dates import date_at, parse_date, parse_time, parse_timestamp, timestamp_at, to_unit
+from arrow_bridge.numbers.parse_dates import (date_at, parse_date, parse_time, parse_timestamp, time_at, timestamp_at,
+                                               to_unit)
 from arrow_bridge.numbers.parse_floats import pandas_refuses, parse_float64
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, plain_int64_at
 from arrow_bridge.numbers.swar import (byte_at, ctz64, equal_mask64, number_masks32, put_byte_at, put_value_at,
@@ -578,12 +580,16 @@ def _record_loop(filtering, name):
                         iv, fv = np.int64(truth), 0.0
                     else:
                         ok, iv, fv = False, np.int64(0), 0.0
-                        if kind == TIMESTAMP and not params[j, 1]:  # the common zoneless shape, also without a call
-                            ok, secs, nanos, ndigits = timestamp_at(at, s, e)
-                            if ok and ndigits <= params[j, 0]:
+                        if kind == TIMESTAMP:  # the common shapes, also without a call
+                            ok, secs, nanos, ndigits, zoned = timestamp_at(at, s, e)
+                            if ok and ndigits <= params[j, 0] and zoned == (params[j, 1] != 0):
                                 ok, iv = to_unit(secs, nanos, params[j, 2])
                             else:
                                 ok = False
+                        elif kind == TIME:
+                            ok, secs, nanos, ndigits = time_at(at, s, e)
+                            ok = ok and ndigits <= params[j, 0]
+                            _, iv = to_unit(secs, nanos, params[j, 2])
                         if not ok:
                             ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2])
                     if not ok:

@@ -100,39 +100,102 @@ def date_at(at, pos, end):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def timestamp_at(at, pos, end):
-    """``(ok, seconds since epoch, nanos, fraction_digits)`` for the common
-    shape ``YYYY-MM-DD[ T]HH:MM:SS[.fraction]`` without a zone, at ``pos`` of
-    the buffer at address ``at`` (as :func:`date_at`, per field in the fused
-    kernel). Any other text is not ok here; :func:`parse_timestamp` decides it.
+def _two_digits(at, i):
+    """The value of the two digits at address ``at + i``, or a value above 99."""
+    d0, d1 = _digit(at, i), _digit(at, i + 1)
+    return np.int64(100) if max(d0, d1) > 9 else np.int64(d0 * 10 + d1)
 
-    >>> text = np.frombuffer(b"1970-01-02T00:00:01.5", np.uint8)
-    >>> timestamp_at(text.ctypes.data, 0, 21)
-    (True, 86401, 500000000, 1)
-    """
-    n = end - pos
-    if n < 19 or n == 20 or n > 29 or (byte_at(at, pos + 10) != 32 and byte_at(at, pos + 10) != 84):
-        return False, 0, 0, 0
-    if byte_at(at, pos + 13) != 58 or byte_at(at, pos + 16) != 58 or (n > 19 and byte_at(at, pos + 19) != 46):
-        return False, 0, 0, 0
-    ok, days = date_at(at, pos, pos + 10)
-    h0, h1, m0, m1 = _digit(at, pos + 11), _digit(at, pos + 12), _digit(at, pos + 14), _digit(at, pos + 15)
-    s0, s1 = _digit(at, pos + 17), _digit(at, pos + 18)
-    if not ok or max(h0, h1, m0, m1, s0, s1) > 9:
-        return False, 0, 0, 0
-    h, m, sec = np.int64(h0 * 10 + h1), np.int64(m0 * 10 + m1), np.int64(s0 * 10 + s1)
+
+@njit(nogil=True, cache=True, inline="always")
+def _clock_at(at, pos, end):
+    """``(ok, seconds, nanos, fraction_digits, next_pos)`` for ``HH:MM:SS[.f]``
+    at ``pos``, 1-9 fraction digits: :func:`_clock`'s answer where it says ok
+    (other shapes are not ok here, and left to it)."""
+    if end - pos < 8 or byte_at(at, pos + 2) != 58 or byte_at(at, pos + 5) != 58:
+        return False, 0, 0, 0, pos
+    h, m, sec = _two_digits(at, pos), _two_digits(at, pos + 3), _two_digits(at, pos + 6)
     if h > 23 or m > 59 or sec > 59:
-        return False, 0, 0, 0
+        return False, 0, 0, 0, pos
+    p = pos + 8
     nanos = np.int64(0)
-    for i in range(pos + 20, end):
-        d = _digit(at, i)
-        if d > 9:
-            return False, 0, 0, 0
-        nanos = nanos * 10 + np.int64(d)
-    ndigits = max(n - 20, 0)
-    for _ in range(9 - ndigits):
-        nanos *= 10
-    return True, days * SECONDS_PER_DAY + h * 3600 + m * 60 + sec, nanos, ndigits
+    ndigits = 0
+    if p < end and byte_at(at, p) == 46:  # '.'
+        p += 1
+        while p < end and _digit(at, p) <= 9:
+            if ndigits == 9:
+                return False, 0, 0, 0, pos
+            nanos = nanos * 10 + np.int64(_digit(at, p))
+            ndigits += 1
+            p += 1
+        if ndigits == 0:
+            return False, 0, 0, 0, pos
+        for _ in range(9 - ndigits):
+            nanos *= 10
+    return True, h * 3600 + m * 60 + sec, nanos, ndigits, p
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _zone_at(at, pos, end):
+    """``(ok, offset seconds)`` for ``Z``, ``±HH``, ``±HHMM`` or ``±HH:MM`` filling
+    ``[pos, end)`` at address ``at``, as :func:`_zone`."""
+    n = end - pos
+    sign = byte_at(at, pos) if n > 0 else 0
+    if n == 1 and sign == 90:  # 'Z'
+        return True, np.int64(0)
+    if (n != 3 and n != 5 and n != 6) or (sign != 43 and sign != 45):
+        return False, np.int64(0)
+    hh = _two_digits(at, pos + 1)
+    mm = np.int64(0)
+    if n == 5:
+        mm = _two_digits(at, pos + 3)
+    elif n == 6:
+        if byte_at(at, pos + 3) != 58:
+            return False, np.int64(0)
+        mm = _two_digits(at, pos + 4)
+    if hh > 23 or mm > 59:
+        return False, np.int64(0)
+    return True, (np.int64(-1) if sign == 45 else np.int64(1)) * (hh * 3600 + mm * 60)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def timestamp_at(at, pos, end):
+    """``(ok, seconds since epoch in UTC, nanos, fraction_digits, has_zone)``
+    for the common shape ``YYYY-MM-DD[ T]HH:MM:SS[.fraction][zone]`` at ``pos``
+    of the buffer at address ``at`` (as :func:`date_at`, per field in the
+    fused kernel). Any other text is not ok here; :func:`parse_timestamp`
+    decides it.
+
+    >>> text = np.frombuffer(b"1970-01-02T00:00:01.5+01:00", np.uint8)
+    >>> timestamp_at(text.ctypes.data, 0, 27)
+    (True, 82801, 500000000, 1, True)
+    """
+    if end - pos < 19 or (byte_at(at, pos + 10) != 32 and byte_at(at, pos + 10) != 84):
+        return False, 0, 0, 0, False
+    ok, days = date_at(at, pos, pos + 10)
+    if not ok:
+        return False, 0, 0, 0, False
+    ok, clock, nanos, ndigits, p = _clock_at(at, pos + 11, end)
+    if not ok:
+        return False, 0, 0, 0, False
+    secs = days * SECONDS_PER_DAY + clock
+    if p == end:
+        return True, secs, nanos, ndigits, False
+    ok, offset = _zone_at(at, p, end)
+    return ok, secs - offset, nanos, ndigits, ok
+
+
+@njit(nogil=True, cache=True, inline="always")
+def time_at(at, pos, end):
+    """``(ok, seconds, nanos, fraction_digits)`` for ``HH:MM:SS[.fraction]``
+    filling ``[pos, end)`` at address ``at``: :func:`parse_time`'s answer where
+    it says ok (other shapes, blanks, ``HH:MM``, a bare point, are left to it).
+
+    >>> text = np.frombuffer(b"01:02:03.25", np.uint8)
+    >>> time_at(text.ctypes.data, 0, 11)
+    (True, 3723, 250000000, 2)
+    """
+    ok, secs, nanos, ndigits, p = _clock_at(at, pos, end)
+    return ok and p == end, secs, nanos, ndigits
 
 
 @njit(nogil=True, cache=True)

@@ -134,6 +134,11 @@ def _assert_same_as_general(monkeypatch, data: bytes, **options) -> None:
             b'"%d"' % (i * 7919 - 10**6) if i % 2 else b"%d" % i,
             b'"%d.%d"' % (i, i % 97) if i % 5 else b"",
         ) for i in range(3000)), {}),
+    # times: seconds (time32) and microseconds (time64), one with HH:MM among them (the general parser's), nulls
+    (b"t,u,m\n" + b"".join(b"%02d:%02d:%02d,%s,%s\n" % (
+        i % 24, i % 60, (3 * i) % 60, b"" if i % 17 == 0 else b"%02d:00:01.%06d" % (i % 24, i * 7919 % 10**6),
+        b"%02d:%02d" % (i % 24, i % 60) if i % 3 else b"%02d:%02d:00" % (i % 24, i % 60)) for i in range(3000)),
+     {"column_types": {"u": pa.time64("us")}}),
     # float shapes past the buffer's first 32 bytes: signs, points first and last, exponents of 1-5
     # digits, 19 and 20 digits, fields of 32 and 33 bytes, numbers among text that is not one
     (b"i,f\n" + b"".join(b"%d,%s\n" % (i, v) for i, v in enumerate(

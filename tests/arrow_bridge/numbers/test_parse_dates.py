@@ -16,6 +16,7 @@ from arrow_bridge.numbers.parse_dates import (
     parse_date,
     parse_time,
     parse_timestamp,
+    time_at,
     timestamp_at,
     to_unit,
 )
@@ -94,24 +95,49 @@ def test_timestamp_forms(text, ok):
     assert parse_timestamp(*field(text))[0] == ok
 
 
+ZONES = ["", "Z", "+01", "-0530", "+14:00", "+24:00", "-05:60", "+1", "z", "+01:0"]
+
+
 @SETTINGS
 @given(st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30)),
-       st.sampled_from([" ", "T"]), st.integers(0, 9),
-       st.sampled_from(["", "Z", "+01", "x", ".", "5", " "]), st.integers(-1, 29))
-def test_the_fused_kernels_timestamp_shape_agrees_with_parse_timestamp(value, sep, digits, tail, cut):
-    """``timestamp_at`` takes every zoneless ``YYYY-MM-DD[ T]HH:MM:SS[.f]``, and
-    what it takes (also cut short or with a tail) is what parse_timestamp says."""
-    fraction = f".{value.microsecond * 1000:09d}"[: digits + 1] if digits else ""
-    text = f"{value.replace(microsecond=0).isoformat(sep=sep)}{fraction}"
+       st.sampled_from([" ", "T"]), st.integers(0, 10), st.sampled_from(ZONES),
+       st.sampled_from(["", "x", ".", "5", " "]), st.integers(-1, 34))
+def test_the_fused_kernels_timestamp_shape_agrees_with_parse_timestamp(value, sep, digits, zone, tail, cut):
+    """``timestamp_at`` takes every ``YYYY-MM-DD[ T]HH:MM:SS[.f][zone]`` with 1-9
+    fraction digits and a valid zone, and what it takes (also cut short or with a
+    tail) is what parse_timestamp says."""
+    fraction = f".{value.microsecond * 1000:09d}{value.microsecond % 10}"[: digits + 1] if digits else ""
+    text = f"{value.replace(microsecond=0).isoformat(sep=sep)}{fraction}{zone}"
     buf, start, end = field(text)
-    assert timestamp_at(buf.ctypes.data, start, end) == parse_timestamp(buf, start, end)[:4]
+    expected = parse_timestamp(buf, start, end)
+    got = timestamp_at(buf.ctypes.data, start, end)
+    if digits <= 9 and zone in ZONES[:5]:
+        assert got == expected
+    assert not got[0] or got == expected
     longer = text + tail
     if 0 <= cut < len(longer):
         longer = longer[:cut]
     buf, start, end = field(longer)
-    ok, secs, nanos, ndigits = timestamp_at(buf.ctypes.data, start, end)
-    if ok:
-        assert parse_timestamp(buf, start, end) == (True, secs, nanos, ndigits, False)
+    got = timestamp_at(buf.ctypes.data, start, end)
+    assert not got[0] or got == parse_timestamp(buf, start, end)
+
+
+@SETTINGS
+@given(st.times(), st.integers(0, 10), st.sampled_from(["", " ", "x", ".", ":", "5"]), st.integers(-1, 21))
+def test_the_fused_kernels_time_shape_agrees_with_parse_time(value, digits, tail, cut):
+    fraction = f".{value.microsecond * 1000:09d}{value.microsecond % 10}"[: digits + 1] if digits else ""
+    text = f"{value.replace(microsecond=0).isoformat()}{fraction}"
+    buf, start, end = field(text)
+    got = time_at(buf.ctypes.data, start, end)
+    if digits <= 9:
+        assert got == parse_time(buf, start, end)
+    assert not got[0] or got == parse_time(buf, start, end)
+    longer = text + tail
+    if 0 <= cut < len(longer):
+        longer = longer[:cut]
+    buf, start, end = field(longer)
+    got = time_at(buf.ctypes.data, start, end)
+    assert not got[0] or got == parse_time(buf, start, end)
 
 
 def test_units_and_overflow():
