@@ -55,7 +55,7 @@ BENCHMARK_FILES = {"lineitem": DATA_DIR / "lineitem-sf1.csv", "edges": DATA_DIR 
 SHAPES = ("dates", "strings", "quoted", "bools", "nulls")
 
 
-def benchmark_file(kind: str, scratch: Path) -> Path:
+def benchmark_file(kind: str) -> Path:
     path = BENCHMARK_FILES[kind]
     if path.exists():
         return path
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = host_clock_MHz()
     reads: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="ndp-reader-table-") as tmp:
-        files = {kind: benchmark_file(kind, Path(tmp)) for kind in BENCHMARK_FILES}
+        files = {kind: benchmark_file(kind) for kind in BENCHMARK_FILES}
         files.update(datasets.make_one_kind_files(Path(tmp), args.shape_rows, SHAPES))
         for name, path in files.items():
             reads[name] = measure(path, args.threads, args.repeat)

@@ -29,3 +29,18 @@ def test_a_kind_no_read_has_costs_nothing_rather_than_anything():
     table = fit(reads, CLOCK_MHZ)
     assert table["ints"] == pytest.approx(9.0)
     assert table["bools"] == 0.0
+
+
+def test_modern_gen4_prices_the_committed_reader_table():
+    """modern-gen4's [host.cycles] is reader-table.json's table to 0.1 cycle, its cores' twice that."""
+    import json
+    from pathlib import Path
+
+    from device_emulator.profile import load_profile
+
+    results = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "reader-table.json"
+    table = json.loads(results.read_text())["table"]
+    cycles = load_profile("modern-gen4").data
+    for unit, price in table.items():
+        assert cycles["host"]["cycles"][unit] == pytest.approx(round(price, 1), abs=0.051), unit
+        assert cycles["cores"]["cycles"][unit] == pytest.approx(2 * cycles["host"]["cycles"][unit]), unit
