@@ -287,12 +287,10 @@ def one_kind_table(kind: str, rows: int, seed: int = 1) -> tuple[pa.Table, str]:
 
     if kind == "dates":
         return pa.table({f"d{i}": days() for i in range(4)}), "none"
-    if kind == "timestamps":
+    if kind in ("timestamps", "zoned_timestamps"):
         seconds = rng.integers(10**9, 17 * 10**8, size=(rows, 4))
-        return pa.table({f"t{i}": pa.array(seconds[:, i]).cast(pa.timestamp("s")) for i in range(4)}), "none"
-    if kind == "zoned_timestamps":
-        seconds = rng.integers(10**9, 17 * 10**8, size=(rows, 4))
-        return pa.table({f"z{i}": pa.array(seconds[:, i]).cast(pa.timestamp("s", tz="UTC")) for i in range(4)}), "none"
+        type_ = pa.timestamp("s", tz="UTC" if kind == "zoned_timestamps" else None)
+        return pa.table({f"{kind[0]}{i}": pa.array(seconds[:, i]).cast(type_) for i in range(4)}), "none"
     if kind == "times":
         seconds = rng.integers(0, 86400, size=(rows, 4)).astype("int32")
         return pa.table({f"h{i}": pa.array(seconds[:, i]).cast(pa.time32("s")) for i in range(4)}), "none"

@@ -85,7 +85,7 @@ def measure(path: Path, threads: int, repeat: int) -> dict[str, Any]:
         cpu, wall = _cpu_s() - cpu, time.perf_counter() - wall
         if cpu < best_cpu:
             best_cpu, best_wall = cpu, wall
-    return {"file": str(path), "bytes": path.stat().st_size, "counters": dict(counters),
+    return {"file": path.name, "bytes": path.stat().st_size, "counters": dict(counters),
             "cpu_s": best_cpu, "wall_s": best_wall}
 
 
@@ -94,14 +94,14 @@ def fit(reads: dict[str, dict[str, Any]], clock_MHz: float) -> dict[str, float]:
     from device_emulator.calibrate import nnls
 
     cycles = np.array([r["cpu_s"] * clock_MHz * 1e6 for r in reads.values()])
-    fixed = np.array([sum(price * r["counters"].get(unit, 0) for unit, price in SPLIT.items())
-                      for r in reads.values()])
+    fixed = np.array([modeled_cycles(r, SPLIT) for r in reads.values()])
     A = np.array([[float(r["counters"].get(unit, 0)) for unit in FITTED] for r in reads.values()])
     prices = nnls(A / cycles[:, None], (cycles - fixed) / cycles)
     return dict(SPLIT, **{unit: float(p) for unit, p in zip(FITTED, prices)})
 
 
 def modeled_cycles(read: dict[str, Any], table: dict[str, float]) -> float:
+    """Cycles ``table`` charges for ``read``'s counters (units the table lacks cost nothing)."""
     return sum(price * read["counters"].get(unit, 0) for unit, price in table.items())
 
 
@@ -120,7 +120,6 @@ def main(argv: list[str] | None = None) -> int:
         files.update(datasets.make_one_kind_files(Path(tmp), args.shape_rows, SHAPES))
         for name, path in files.items():
             reads[name] = measure(path, args.threads, args.repeat)
-            reads[name]["file"] = path.name
     table = fit(reads, clock)
     print(f"clock {clock:.0f} MHz, {args.threads} threads; cycles per unit (scan/row/field assumed): "
           + ", ".join(f"{unit} {price:.2f}" for unit, price in table.items()))

@@ -28,7 +28,7 @@ from arrow_bridge.kernels.status import (
     STRING_BYTES,
     TEMPORALS_CONVERTED,
 )
-from arrow_bridge.numbers.parse_dates import parse_date, parse_time, parse_timestamp, to_unit
+from arrow_bridge.numbers.parse_dates import in_column_unit, parse_date, parse_time, parse_timestamp
 from arrow_bridge.numbers.parse_floats import pandas_refuses, parse_float32, parse_float64
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, parse_unsigned
 
@@ -66,7 +66,6 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
     """
     buf, row_starts, ends, flags, nrows, capacity, dialect, scratch = span
     quote, escape, double_quote = dialect
-    null_first, null_empty = nulls[2], nulls[3]
     null_set, true_set, false_set = spelling_addresses(nulls), spelling_addresses(trues), spelling_addresses(falses)
     buf_at, scratch_at = buf.ctypes.data, scratch.ctypes.data
     p0, p1, p2 = params
@@ -85,15 +84,8 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
         elif flag & QUOTED:
             s += 1
             e -= 1
-        n = e - s
         if not (flag & QUOTED and not quoted_nulls):
-            if n == 0:
-                is_null = null_empty
-            elif n < 64 and (null_first[src[s]] >> n) & 1:
-                is_null = in_spelling_set(scratch_at if flag & COMPLEX else buf_at, s, e, null_set)
-            else:
-                is_null = False
-            if is_null:
+            if in_spelling_set(scratch_at if flag & COMPLEX else buf_at, s, e, null_set):
                 if null_count == 0:
                     mark_valid_before(validity, r)
                 null_count += 1
@@ -129,14 +121,10 @@ def convert_fixed(span, col, nulls, quoted_nulls, kind, params, trues, falses, o
             out[r] = days
         elif kind == TIME:
             ok, secs, nanos, ndigits = parse_time(src, s, e)
-            ok = ok and ndigits <= p0
-            _, out[r] = to_unit(secs, nanos, p2)
+            ok, out[r] = in_column_unit(ok, secs, nanos, ndigits, False, p0, p1, p2)
         elif kind == TIMESTAMP:
             ok, secs, nanos, ndigits, has_zone = parse_timestamp(src, s, e)
-            if ok and ndigits <= p0 and has_zone == (p1 != 0):
-                ok, out[r] = to_unit(secs, nanos, p2)
-            else:
-                ok = False
+            ok, out[r] = in_column_unit(ok, secs, nanos, ndigits, has_zone, p0, p1, p2)
         if not ok:
             return BAD_VALUE, r, null_count
         if null_count:  # the bitmap exists only once a null was seen

@@ -9,10 +9,10 @@ kernel parses such a span in one pass, record by record, straight into the
 output buffers, with inline fast paths for integers, floats, dates, times
 and timestamps in their common shapes (from :mod:`arrow_bridge.numbers`),
 bools and strings, quoted or not, and the general per-field parsers for
-everything else. Nothing in the loop hands an array to a call per field:
-Numba counts references to the arrays a call (or an inlined function)
-receives, an atomic pair per value, which made bools and timestamps several
-times slower than the rest.
+everything else. On the common paths no array is handed to a call per field
+(the general parsers still take one): Numba counts references to the arrays
+a call (or an inlined function) receives, an atomic pair per value, which
+made bools and timestamps several times slower than the rest.
 
 It covers what it can answer *exactly as the general path would*, and gives
 up (``GIVE_UP``) on anything else: a record with another field count, a value
@@ -52,7 +52,7 @@ from arrow_bridge.kernels.columns import (
     TIMESTAMP,
     utf8_valid,
 )
-from arrow_bridge.kernels.fields import mark_valid_before, parse_bool, spelled, spelling_addresses
+from arrow_bridge.kernels.fields import in_spelling_set, mark_valid_before, parse_bool, spelling_addresses
 from arrow_bridge.kernels.status import (
     BOOLS_CONVERTED,
     BYTES_SCANNED,
@@ -68,8 +68,8 @@ from arrow_bridge.kernels.status import (
     TEMPORALS_CONVERTED,
 )
 from arrow_bridge.numbers.fast_floats import float64_at
-from arrow_bridge.numbers.parse_dates import (date_at, parse_date, parse_time, parse_timestamp, time_at, timestamp_at,
-                                               to_unit)
+from arrow_bridge.numbers.parse_dates import (date_at, in_column_unit, parse_date, parse_time, parse_timestamp, time_at,
+                                               timestamp_at)
 from arrow_bridge.numbers.parse_floats import pandas_refuses, parse_float64
 from arrow_bridge.numbers.parse_ints import integer_text_past_int64, parse_signed, plain_int64_at
 from arrow_bridge.numbers.swar import (byte_at, ctz64, equal_mask64, number_masks32, put_byte_at, put_value_at,
@@ -92,8 +92,8 @@ _KIND_COUNTER = np.array([NULLS, INTS_CONVERTED, INTS_CONVERTED, FLOATS_CONVERTE
 @njit(nogil=True, cache=True)
 def _other_value(kind, src, s, e, p0, p1, p2):
     """``(ok, integer, float)`` for a value the inline fast paths did not take
-    (a bool's are inline), by the same per-field parsers as
-    :func:`columns.convert_fixed`."""
+    (bools and the common time shapes are inline), by the same per-field
+    parsers as :func:`columns.convert_fixed`."""
     if kind == SIGNED:
         ok, v = parse_signed(src, s, e, p0, p1)
         return ok, v, 0.0
@@ -106,14 +106,27 @@ def _other_value(kind, src, s, e, p0, p1, p2):
         return ok, np.int64(days), 0.0
     if kind == TIME:
         ok, secs, nanos, ndigits = parse_time(src, s, e)
-        _, v = to_unit(secs, nanos, p2)
-        return ok and ndigits <= p0, np.int64(v), 0.0
+        ok, v = in_column_unit(ok, secs, nanos, ndigits, False, p0, p1, p2)
+        return ok, v, 0.0
     if kind == TIMESTAMP:
         ok, secs, nanos, ndigits, has_zone = parse_timestamp(src, s, e)
-        if ok and ndigits <= p0 and has_zone == (p1 != 0):
-            ok, v = to_unit(secs, nanos, p2)
-            return ok, np.int64(v), 0.0
+        ok, v = in_column_unit(ok, secs, nanos, ndigits, has_zone, p0, p1, p2)
+        return ok, v, 0.0
     return False, np.int64(0), 0.0
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _temporal_at(kind, at, s, e, p0, p1, p2):
+    """``(ok, value)`` of a time or timestamp in its common shapes, by address
+    (no array crosses a call in the record loop); not ok for any other kind or
+    shape, which :func:`_other_value` then decides."""
+    if kind == TIMESTAMP:
+        ok, secs, nanos, ndigits, has_zone = timestamp_at(at, s, e)
+        return in_column_unit(ok, secs, nanos, ndigits, has_zone, p0, p1, p2)
+    if kind == TIME:
+        ok, secs, nanos, ndigits = time_at(at, s, e)
+        return in_column_unit(ok, secs, nanos, ndigits, False, p0, p1, p2)
+    return False, np.int64(0)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -430,9 +443,8 @@ def _record_loop(filtering, name):
                 null_counts, counters):
         if end <= start or (buf[end - 1] != LF and buf[end - 1] != CR):
             return GIVE_UP, 0, 0, 0
-        null_data, null_offsets, null_first, null_empty = nulls
-        true_set, false_set = spelling_addresses(trues), spelling_addresses(falses)
-        null_data_at, null_offsets_at, null_count = null_data.ctypes.data, null_offsets.ctypes.data, null_offsets.shape[0] - 1
+        null_data, null_offsets = nulls[0], nulls[1]
+        null_set, true_set, false_set = spelling_addresses(nulls), spelling_addresses(trues), spelling_addresses(falses)
         at, data_at = buf.ctypes.data, data.ctypes.data
         capacity = validity.shape[1] * 8
         last = ncols - 1
@@ -555,10 +567,7 @@ def _record_loop(filtering, name):
                                 keep = keep and low_i[j] <= iv <= high_i[j]
                         continue
                 kind, slot = kinds[j], slots[j]
-                n = e - s
-                if may_be_null and (kind != STRING or params[j, 1]) and (
-                        null_empty if n == 0 else (n < 64 and (null_first[byte_at(at, s)] >> n) & 1
-                                                   and spelled(at, s, e, null_data_at, null_offsets_at, null_count))):
+                if may_be_null and (kind != STRING or params[j, 1]) and in_spelling_set(at, s, e, null_set):
                     if null_counts[j] == 0:
                         mark_valid_before(validity[j], r)
                     null_counts[j] += 1
@@ -575,21 +584,13 @@ def _record_loop(filtering, name):
                     o = _copy_known(at, s, e, end, data_at, slot * data_stride + offsets[slot, r])
                     offsets[slot, r + 1] = o - slot * data_stride
                 else:
-                    if kind == BOOL:  # here, not in _other_value: a call costs the buffer's reference count
+                    # bools, times and timestamps here, not in _other_value: a call costs the buffer's refcount
+                    fv = 0.0
+                    if kind == BOOL:
                         ok, truth = parse_bool(at, s, e, true_set, false_set, params[j, 0])
-                        iv, fv = np.int64(truth), 0.0
+                        iv = np.int64(truth)
                     else:
-                        ok, iv, fv = False, np.int64(0), 0.0
-                        if kind == TIMESTAMP:  # the common shapes, also without a call
-                            ok, secs, nanos, ndigits, zoned = timestamp_at(at, s, e)
-                            if ok and ndigits <= params[j, 0] and zoned == (params[j, 1] != 0):
-                                ok, iv = to_unit(secs, nanos, params[j, 2])
-                            else:
-                                ok = False
-                        elif kind == TIME:
-                            ok, secs, nanos, ndigits = time_at(at, s, e)
-                            ok = ok and ndigits <= params[j, 0]
-                            _, iv = to_unit(secs, nanos, params[j, 2])
+                        ok, iv = _temporal_at(kind, at, s, e, params[j, 0], params[j, 1], params[j, 2])
                         if not ok:
                             ok, iv, fv = _other_value(kind, buf, s, e, params[j, 0], params[j, 1], params[j, 2])
                     if not ok:

@@ -346,3 +346,20 @@ def to_unit(secs, nanos, units_per_second):
             return False, np.int64(0)
         return True, v + nanos
     return True, np.int64(secs) * units_per_second + nanos // (1_000_000_000 // units_per_second)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def in_column_unit(ok, secs, nanos, fraction_digits, has_zone, max_digits, zoned, units_per_second):
+    """``(ok, value)`` of a parsed time or timestamp in its column: one the
+    column takes (at most ``max_digits`` fraction digits, a zone exactly when
+    the column is ``zoned``) in its unit (:func:`to_unit`). The parsers'
+    results go through this one rule wherever they are stored.
+
+    >>> in_column_unit(True, 2, 500_000_000, 1, False, 3, 0, 1000)
+    (True, 2500)
+    >>> in_column_unit(True, 2, 500_000_000, 1, True, 3, 0, 1000)  # a zone in a zoneless column
+    (False, 0)
+    """
+    if not ok or fraction_digits > max_digits or has_zone != (zoned != 0):
+        return False, np.int64(0)
+    return to_unit(secs, nanos, units_per_second)

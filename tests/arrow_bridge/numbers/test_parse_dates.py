@@ -98,6 +98,22 @@ def test_timestamp_forms(text, ok):
 ZONES = ["", "Z", "+01", "-0530", "+14:00", "+24:00", "-05:60", "+1", "z", "+01:0"]
 
 
+def _fraction(value: dt.time | dt.datetime, digits: int) -> str:
+    """``.`` and ``digits`` fraction digits of ``value`` (up to 10: one more than any unit takes)."""
+    return f".{value.microsecond * 1000:09d}{value.microsecond % 10}"[: digits + 1] if digits else ""
+
+
+def _fast_and_general(fast, general, text: str) -> tuple[tuple, tuple]:
+    """``fast`` (by address) and ``general`` (by array) on ``text``."""
+    buf, start, end = field(text)
+    return fast(buf.ctypes.data, start, end), general(buf, start, end)
+
+
+def _cut_or_extended(text: str, tail: str, cut: int) -> str:
+    longer = text + tail
+    return longer[:cut] if 0 <= cut < len(longer) else longer
+
+
 @SETTINGS
 @given(st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30)),
        st.sampled_from([" ", "T"]), st.integers(0, 10), st.sampled_from(ZONES),
@@ -106,38 +122,25 @@ def test_the_fused_kernels_timestamp_shape_agrees_with_parse_timestamp(value, se
     """``timestamp_at`` takes every ``YYYY-MM-DD[ T]HH:MM:SS[.f][zone]`` with 1-9
     fraction digits and a valid zone, and what it takes (also cut short or with a
     tail) is what parse_timestamp says."""
-    fraction = f".{value.microsecond * 1000:09d}{value.microsecond % 10}"[: digits + 1] if digits else ""
-    text = f"{value.replace(microsecond=0).isoformat(sep=sep)}{fraction}{zone}"
-    buf, start, end = field(text)
-    expected = parse_timestamp(buf, start, end)
-    got = timestamp_at(buf.ctypes.data, start, end)
+    text = f"{value.replace(microsecond=0).isoformat(sep=sep)}{_fraction(value, digits)}{zone}"
+    got, expected = _fast_and_general(timestamp_at, parse_timestamp, text)
     if digits <= 9 and zone in ZONES[:5]:
         assert got == expected
     assert not got[0] or got == expected
-    longer = text + tail
-    if 0 <= cut < len(longer):
-        longer = longer[:cut]
-    buf, start, end = field(longer)
-    got = timestamp_at(buf.ctypes.data, start, end)
-    assert not got[0] or got == parse_timestamp(buf, start, end)
+    got, expected = _fast_and_general(timestamp_at, parse_timestamp, _cut_or_extended(text, tail, cut))
+    assert not got[0] or got == expected
 
 
 @SETTINGS
 @given(st.times(), st.integers(0, 10), st.sampled_from(["", " ", "x", ".", ":", "5"]), st.integers(-1, 21))
 def test_the_fused_kernels_time_shape_agrees_with_parse_time(value, digits, tail, cut):
-    fraction = f".{value.microsecond * 1000:09d}{value.microsecond % 10}"[: digits + 1] if digits else ""
-    text = f"{value.replace(microsecond=0).isoformat()}{fraction}"
-    buf, start, end = field(text)
-    got = time_at(buf.ctypes.data, start, end)
+    text = f"{value.replace(microsecond=0).isoformat()}{_fraction(value, digits)}"
+    got, expected = _fast_and_general(time_at, parse_time, text)
     if digits <= 9:
-        assert got == parse_time(buf, start, end)
-    assert not got[0] or got == parse_time(buf, start, end)
-    longer = text + tail
-    if 0 <= cut < len(longer):
-        longer = longer[:cut]
-    buf, start, end = field(longer)
-    got = time_at(buf.ctypes.data, start, end)
-    assert not got[0] or got == parse_time(buf, start, end)
+        assert got == expected
+    assert not got[0] or got == expected
+    got, expected = _fast_and_general(time_at, parse_time, _cut_or_extended(text, tail, cut))
+    assert not got[0] or got == expected
 
 
 def test_units_and_overflow():
